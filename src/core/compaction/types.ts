@@ -1,0 +1,150 @@
+/**
+ * The compaction core's vocabulary: what it is told (events), what it asks the
+ * shell to do (effects), and the facts it reasons about (objects and infos).
+ *
+ * This file is the contract between the pure core (`src/core/compaction`) and
+ * the shell (`src/runtime`). Everything here is plain data: serialisable,
+ * comparable, replayable.
+ */
+
+export type DbName = string;
+/** A design document id, always with its prefix: `_design/foo`. */
+export type DesignDocId = string;
+
+/** Something smoosh can compact: a database, a view index group, or the index cleanup of a db. */
+export type CompactionObject =
+  | { readonly kind: "db"; readonly db: DbName }
+  | { readonly kind: "view"; readonly db: DbName; readonly ddoc: DesignDocId }
+  | { readonly kind: "cleanup"; readonly db: DbName };
+
+/** Facts about a database needed for its priority (see `priority.ts`). */
+export interface DbSizeInfo {
+  readonly kind: "db";
+  readonly fileBytes: number;
+  readonly activeBytes: number;
+  /** Numeric update sequence (the `N` of CouchDB's opaque `N-...` clustered seq). */
+  readonly updateSeq: number;
+  /** Update sequence at the last compaction, when known. `min_changes` is skipped when unknown. */
+  readonly compactedSeq?: number | undefined;
+  /** The file is in an old on-disk format and compaction would upgrade it. */
+  readonly needsUpgrade: boolean;
+  /** A compaction of this object is already running on the store (started by someone else). */
+  readonly compactionRunning: boolean;
+}
+
+/** Facts about a view index group. */
+export interface ViewSizeInfo {
+  readonly kind: "view";
+  readonly fileBytes: number;
+  readonly activeBytes: number;
+  /** Built with an old collator or disk format: an upgrade channel takes it. */
+  readonly needsUpgrade: boolean;
+  readonly compactionRunning: boolean;
+}
+
+/** Facts about a db's index cleanup: there is nothing to size, only whether the db still exists. */
+export interface CleanupInfo {
+  readonly kind: "cleanup";
+}
+
+export type ObjectInfo = DbSizeInfo | ViewSizeInfo | CleanupInfo;
+
+export type ChannelKind = "db" | "view" | "cleanup";
+
+/** Why the core asked for a list of databases or design documents. */
+export type ListPurpose = "enqueue-all-dbs" | "enqueue-all-views" | "rescan";
+
+/** Why the core asked for an object's info. */
+export type FetchPurpose = "enqueue" | "precheck";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** Events: everything the core learns, always with the time it is learnt passed beside it. */
+export type SmooshEvent =
+  /** A db was written, a view index committed, or an operator asked for it (`force` skips staleness). */
+  | { readonly type: "object-updated"; readonly object: CompactionObject; readonly force?: boolean }
+  | { readonly type: "db-created"; readonly db: DbName }
+  | { readonly type: "db-deleted"; readonly db: DbName }
+  | { readonly type: "design-doc-updated"; readonly db: DbName; readonly ddoc: DesignDocId }
+  | {
+      readonly type: "info-fetched";
+      readonly requestId: number;
+      /** `missing`: the db, design doc or index no longer exists. */
+      readonly info: ObjectInfo | "missing";
+    }
+  | { readonly type: "info-failed"; readonly requestId: number; readonly error: string }
+  | { readonly type: "job-started"; readonly jobId: number }
+  | { readonly type: "job-start-failed"; readonly jobId: number; readonly error: string }
+  | { readonly type: "job-finished"; readonly jobId: number; readonly reclaimedBytes?: number }
+  | { readonly type: "job-failed"; readonly jobId: number; readonly error: string }
+  | { readonly type: "dbs-listed"; readonly purpose: ListPurpose; readonly dbs: readonly DbName[] }
+  | {
+      readonly type: "design-docs-listed";
+      readonly purpose: ListPurpose;
+      readonly db: DbName;
+      readonly ddocs: readonly DesignDocId[];
+    }
+  | { readonly type: "list-failed"; readonly purpose: ListPurpose; readonly db?: DbName; readonly error: string }
+  | { readonly type: "tick" }
+  | { readonly type: "config-changed"; readonly config: import("./config.js").SmooshConfig }
+  | { readonly type: "suspend" }
+  | { readonly type: "resume" }
+  | { readonly type: "flush" }
+  | { readonly type: "enqueue-all"; readonly scope: "dbs" | "views" }
+  | { readonly type: "state-restored"; readonly snapshot: import("./snapshot.js").SmooshSnapshot };
+
+/** Effects: what the core asks the shell to do. The shell answers with events. */
+export type SmooshEffect =
+  | {
+      readonly type: "fetch-info";
+      readonly requestId: number;
+      readonly object: CompactionObject;
+      readonly purpose: FetchPurpose;
+    }
+  | {
+      readonly type: "start-job";
+      readonly jobId: number;
+      readonly channel: string;
+      readonly object: CompactionObject;
+      /** true: a compaction of this object is already running on the store; watch it, do not start another. */
+      readonly adopt: boolean;
+    }
+  | { readonly type: "suspend-job"; readonly jobId: number }
+  | { readonly type: "resume-job"; readonly jobId: number }
+  | { readonly type: "cancel-job"; readonly jobId: number }
+  | { readonly type: "list-dbs"; readonly purpose: ListPurpose }
+  | { readonly type: "list-design-docs"; readonly db: DbName; readonly purpose: ListPurpose }
+  /** Wake the core with a `tick` event at (or soon after) this time. Only the latest request counts. */
+  | { readonly type: "schedule-tick"; readonly atMs: number }
+  | { readonly type: "persist"; readonly snapshot: import("./snapshot.js").SmooshSnapshot }
+  | {
+      readonly type: "log";
+      readonly level: LogLevel;
+      readonly msg: string;
+      readonly fields: Readonly<Record<string, unknown>>;
+    };
+
+/** CouchDB 3.4's `GET /_smoosh/status` shape, per channel. */
+export interface ChannelStatus {
+  readonly active: number;
+  readonly starting: number;
+  readonly waiting: { readonly size: number; readonly min: number; readonly max: number };
+}
+
+export interface SmooshStatus {
+  readonly channels: Readonly<Record<string, ChannelStatus>>;
+}
+
+/** Counters the core keeps; the shell exports them (logs, metrics endpoint). */
+export interface SmooshMetrics {
+  readonly enqueued: number;
+  readonly started: number;
+  readonly adopted: number;
+  readonly finished: number;
+  readonly failed: number;
+  readonly retried: number;
+  readonly gaveUp: number;
+  readonly skippedAtStart: number;
+  readonly bytesReclaimed: number;
+  readonly droppedAtCapacity: number;
+}
