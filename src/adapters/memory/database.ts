@@ -1,0 +1,300 @@
+/**
+ * One in-memory database: documents with revisions (MVCC), an integer update
+ * sequence, the changes feed, and the append-only byte accounting of
+ * `storage-model.ts`.
+ */
+import * as t from "io-ts";
+import { isLeft } from "fp-ts/lib/Either.js";
+import type { ChangeRow, ChangesPage, ChangesQuery, DocWriteResult, StoredDoc } from "../../ports/store.js";
+import { docIdProblem, isDesignDocId } from "./names.js";
+import { makeRev, revGeneration } from "./revisions.js";
+import {
+  batchOverheadBytes,
+  compactedFileBytes,
+  docEntryBytes,
+  type StorageModel,
+} from "./storage-model.js";
+
+/** The latest revision of a document (older ones exist only as garbage bytes and rev-tree stubs). */
+export interface DocRecord {
+  readonly id: string;
+  readonly rev: string;
+  readonly generation: number;
+  readonly deleted: boolean;
+  /** Fields other than `_id`, `_rev`, `_deleted`. */
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly seq: number;
+  /** What this entry counts in `activeBytes`. */
+  readonly entryBytes: number;
+}
+
+/** The boundary codec for a document write: anything else is rejected per doc, never thrown. */
+const DocWriteCodec = t.intersection([
+  t.type({ _id: t.string }),
+  t.partial({ _rev: t.union([t.string, t.undefined]), _deleted: t.union([t.boolean, t.undefined]) }),
+]);
+
+export interface WriteBatchResult {
+  readonly results: DocWriteResult[];
+  /** Documents written, in order (for events and view indexes). */
+  readonly written: readonly DocRecord[];
+}
+
+/** A rejected `since`/`limit`; the store turns it into a rejected promise. */
+export class ChangesQueryError extends Error {}
+
+export interface DatabaseOptions {
+  /** Create the file in an older on-disk format (compaction upgrades it). */
+  readonly diskFormatVersion?: number | undefined;
+}
+
+export class MemoryDatabase {
+  readonly name: string;
+  private readonly model: StorageModel;
+  private readonly docs = new Map<string, DocRecord>();
+  private readonly designIds = new Set<string>();
+  /** Seq order of writes; entries whose doc moved on are stale and skipped (compacted when they pile up). */
+  private seqLog: { readonly seq: number; readonly id: string }[] = [];
+  private staleLogEntries = 0;
+
+  updateSeq = 0;
+  compactedSeq: number | undefined = undefined;
+  fileBytes: number;
+  activeBytes = 0;
+  docCount = 0;
+  docDelCount = 0;
+  /** Live documents that are not design docs: what view indexes index. */
+  liveDataDocs = 0;
+  diskFormatVersion: number;
+  /** Every byte ever appended, compactions aside: catch-up passes measure what was written meanwhile. */
+  appendedBytesTotal = 0;
+
+  constructor(name: string, model: StorageModel, options: DatabaseOptions = {}) {
+    this.name = name;
+    this.model = model;
+    this.fileBytes = model.headerBytes;
+    this.diskFormatVersion = options.diskFormatVersion ?? model.currentDiskFormatVersion;
+  }
+
+  get needsUpgrade(): boolean {
+    return this.diskFormatVersion < this.model.currentDiskFormatVersion;
+  }
+
+  getDoc(id: string): DocRecord | undefined {
+    return this.docs.get(id);
+  }
+
+  designDocIds(): string[] {
+    return [...this.designIds].sort();
+  }
+
+  /**
+   * `_bulk_docs` with `new_edits=true`: each doc must name the current rev to
+   * update it (none to create, or to recreate over a tombstone). All the
+   * successful writes of one call are one append (one b-tree path rewrite).
+   */
+  writeBatch(docs: readonly unknown[]): WriteBatchResult {
+    const results: DocWriteResult[] = [];
+    const written: DocRecord[] = [];
+    for (const doc of docs) {
+      const outcome = this.writeOne(doc);
+      if ("error" in outcome) {
+        results.push({ id: idOf(doc), ok: false, error: outcome.error, reason: outcome.reason });
+      } else {
+        results.push({ id: outcome.id, ok: true, rev: outcome.rev });
+        written.push(outcome);
+      }
+    }
+    if (written.length > 0) {
+      let appended = batchOverheadBytes(this.model, written.length, this.docs.size);
+      for (const record of written) appended += record.entryBytes;
+      this.fileBytes += appended;
+      this.appendedBytesTotal += appended;
+    }
+    return { results, written };
+  }
+
+  private writeOne(doc: unknown): DocRecord | { error: string; reason: string } {
+    const decoded = DocWriteCodec.decode(doc);
+    if (isLeft(decoded)) {
+      return { error: "bad_request", reason: "Document must be a JSON object with a string _id" };
+    }
+    const write = decoded.right;
+    const idProblem = docIdProblem(write._id);
+    if (idProblem !== undefined) return { error: "illegal_docid", reason: idProblem };
+    if (write._rev !== undefined && revGeneration(write._rev) === undefined) {
+      return { error: "bad_request", reason: `Invalid rev format: ${JSON.stringify(write._rev)}` };
+    }
+    const existing = this.docs.get(write._id);
+    const matches =
+      existing === undefined
+        ? write._rev === undefined
+        : write._rev === existing.rev || (write._rev === undefined && existing.deleted);
+    if (!matches) return { error: "conflict", reason: "Document update conflict." };
+
+    const body: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
+      if (key !== "_id" && key !== "_rev" && key !== "_deleted") body[key] = value;
+    }
+    let bodyJson: string;
+    try {
+      bodyJson = JSON.stringify(body);
+    } catch (error) {
+      return { error: "bad_request", reason: `Document body is not JSON: ${String(error)}` };
+    }
+    const deleted = write._deleted === true;
+    const generation = (existing?.generation ?? 0) + 1;
+    const bodyBytes = deleted && bodyJson === "{}" ? 0 : Buffer.byteLength(bodyJson, "utf8");
+    const record: DocRecord = {
+      id: write._id,
+      rev: makeRev(write._id, generation, existing?.rev, deleted, bodyJson),
+      generation,
+      deleted,
+      body,
+      seq: ++this.updateSeq,
+      entryBytes: docEntryBytes(this.model, bodyBytes, generation),
+    };
+    this.replace(existing, record);
+    return record;
+  }
+
+  private replace(existing: DocRecord | undefined, record: DocRecord): void {
+    const isDesign = isDesignDocId(record.id);
+    if (existing !== undefined) {
+      this.activeBytes -= existing.entryBytes;
+      if (existing.deleted) this.docDelCount--;
+      else {
+        this.docCount--;
+        if (!isDesign) this.liveDataDocs--;
+      }
+      this.staleLogEntries++;
+    }
+    this.activeBytes += record.entryBytes;
+    if (record.deleted) this.docDelCount++;
+    else {
+      this.docCount++;
+      if (!isDesign) this.liveDataDocs++;
+    }
+    if (isDesign) {
+      if (record.deleted) this.designIds.delete(record.id);
+      else this.designIds.add(record.id);
+    }
+    this.docs.set(record.id, record);
+    this.seqLog.push({ seq: record.seq, id: record.id });
+    if (this.staleLogEntries > 1024 && this.staleLogEntries > this.seqLog.length / 2) this.compactSeqLog();
+  }
+
+  private compactSeqLog(): void {
+    this.seqLog = this.seqLog.filter((entry) => this.docs.get(entry.id)?.seq === entry.seq);
+    this.staleLogEntries = 0;
+  }
+
+  /** Documents (design docs excluded) changed after `sinceSeq`, each counted once. */
+  changedDataDocsSince(sinceSeq: number): number {
+    let count = 0;
+    for (let i = this.firstLogIndexAfter(sinceSeq); i < this.seqLog.length; i++) {
+      const entry = this.seqLog[i];
+      if (entry !== undefined && this.isLatest(entry) && !isDesignDocId(entry.id)) count++;
+    }
+    return count;
+  }
+
+  /**
+   * CouchDB `_changes` (style=main_only): one row per document at its latest
+   * seq, `since` exclusive. `last_seq` is the last row's seq when `limit` cut
+   * the page short (`since` for limit=0), else the db's current seq
+   * (ascending) or the oldest row's seq (descending; `since` when nothing matched).
+   */
+  changes(query: ChangesQuery): ChangesPage {
+    const since = this.parseSince(query.since);
+    const limit = parseLimit(query.limit);
+    const results: ChangeRow[] = [];
+    const start = this.firstLogIndexAfter(since);
+    const take = (entry: { seq: number; id: string }): boolean => {
+      const record = this.docs.get(entry.id);
+      if (record === undefined || record.seq !== entry.seq) return true;
+      if (results.length >= limit) return false;
+      results.push({ id: record.id, seq: String(record.seq), rev: record.rev, ...(record.deleted ? { deleted: true } : {}) });
+      return true;
+    };
+    let cutShort = false;
+    if (query.descending === true) {
+      for (let i = this.seqLog.length - 1; i >= start && !cutShort; i--) {
+        const entry = this.seqLog[i];
+        if (entry !== undefined) cutShort = !take(entry);
+      }
+      const last = results[results.length - 1];
+      return { results, lastSeq: last !== undefined ? last.seq : String(since) };
+    }
+    for (let i = start; i < this.seqLog.length && !cutShort; i++) {
+      const entry = this.seqLog[i];
+      if (entry !== undefined) cutShort = !take(entry);
+    }
+    const last = results[results.length - 1];
+    // Cut short by `limit`: resume after the last row (or where we started, for limit=0).
+    if (cutShort) return { results, lastSeq: last !== undefined ? last.seq : String(since) };
+    return { results, lastSeq: String(this.updateSeq) };
+  }
+
+  /** `"now"`, `"0"`, undefined, an integer, or a clustered-looking `N-opaque` (its `N`). */
+  parseSince(since: string | undefined): number {
+    if (since === undefined || since === "" || since === "0") return 0;
+    if (since === "now") return this.updateSeq;
+    const match = /^(0|[1-9][0-9]*)(-.*)?$/.exec(since);
+    const value = match === null ? NaN : Number(match[1]);
+    if (!Number.isSafeInteger(value)) {
+      throw new ChangesQueryError(`changes: since=${JSON.stringify(since)} is not a sequence (expected "now", or an integer)`);
+    }
+    return value;
+  }
+
+  /** Swap in the compacted file: only live entries remain; the format is upgraded. Returns bytes reclaimed. */
+  applyCompaction(): number {
+    // A file with no garbage does not grow by being compacted (the real copy drops node slack too).
+    const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes));
+    const reclaimedBytes = this.fileBytes - compacted;
+    this.fileBytes = compacted;
+    this.compactedSeq = this.updateSeq;
+    this.diskFormatVersion = this.model.currentDiskFormatVersion;
+    this.compactSeqLog();
+    return reclaimedBytes;
+  }
+
+  private isLatest(entry: { seq: number; id: string }): boolean {
+    return this.docs.get(entry.id)?.seq === entry.seq;
+  }
+
+  /** Binary search: seqs in the log are strictly increasing. */
+  private firstLogIndexAfter(seq: number): number {
+    let low = 0;
+    let high = this.seqLog.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const entry = this.seqLog[mid];
+      if (entry !== undefined && entry.seq <= seq) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}
+
+function parseLimit(limit: number | undefined): number {
+  if (limit === undefined) return Number.POSITIVE_INFINITY;
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new ChangesQueryError(`changes: limit=${String(limit)} is not a non-negative integer`);
+  }
+  return limit;
+}
+
+/** The `_id` of a would-be document, `""` when it has none (for per-doc error rows). */
+export function idOf(doc: unknown): string {
+  if (doc !== null && typeof doc === "object" && typeof (doc as { _id?: unknown })._id === "string") {
+    return (doc as { _id: string })._id;
+  }
+  return "";
+}
+
+/** A stored document as CouchDB returns it: body plus `_id`, `_rev` (and `_deleted` for tombstones). */
+export function toStoredDoc(record: DocRecord): StoredDoc {
+  return { ...record.body, _id: record.id, _rev: record.rev, ...(record.deleted ? { _deleted: true } : {}) };
+}

@@ -1,0 +1,502 @@
+/**
+ * The embedded store: the ports (`CompactionStore & DocumentStore`,
+ * `EventSource`) over in-memory databases whose files are modelled byte by
+ * byte (`storage-model.ts`) and whose compactions take time on the injected
+ * scheduler. It is the default store of `upholster run` and the store of
+ * every simulation and benchmark, so it behaves like CouchDB where smoosh can
+ * tell: sizes, seqs, MVCC, 202-style idempotent compaction starts.
+ *
+ * Beyond the ports, a synchronous write API (`createDb`, `putDoc`, ...) for
+ * workloads, demos and tests, plus fault switches (`setAvailable`,
+ * `failNextJobs`).
+ */
+import type { EventSource, EventSourceStatus, StoreEvent, StoreEventListener } from "../../ports/events.js";
+import type { Scheduler, CancelTimer } from "../../ports/shell.js";
+import type {
+  ChangesPage,
+  ChangesQuery,
+  CompactionObject,
+  DbInfo,
+  DbName,
+  DesignDoc,
+  DesignDocId,
+  DocWrite,
+  DocWriteResult,
+  JobHandle,
+  Store,
+  StoredDoc,
+  ViewIndexInfo,
+} from "../../ports/store.js";
+import { idOf, MemoryDatabase, toStoredDoc } from "./database.js";
+import { EventHub } from "./events.js";
+import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from "./jobs.js";
+import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
+import { compactionDurationMs, defaultStorageModel, type StorageModel } from "./storage-model.js";
+import { applyViewCompaction, ViewIndexes } from "./view-index.js";
+
+export interface MemoryStoreOptions {
+  readonly scheduler: Scheduler;
+  /** Overrides of the byte/time model (see `storage-model.ts` for the calibrated defaults). */
+  readonly model?: Partial<StorageModel> | undefined;
+  /**
+   * Build view indexes this long after a db is written (as CouchDB's
+   * background indexer batches updates). `false` disables: views are then
+   * built only by `buildViews`. Default 5000 ms.
+   */
+  readonly autoIndexDelayMs?: number | false | undefined;
+  /** Events held while the store is unavailable (bounded, de-duplicated). Default 10,000. */
+  readonly maxBufferedEvents?: number | undefined;
+  /** Listener exceptions are reported here, never thrown into the writer. */
+  readonly onListenerError?: ((error: unknown, event: StoreEvent) => void) | undefined;
+}
+
+export type CreateDbResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: "file_exists" | "illegal_database_name"; readonly reason: string };
+
+/** Why a port call was refused while the store is switched off (`setAvailable(false)`). */
+export class StoreUnavailableError extends Error {
+  constructor(operation: string) {
+    super(`unavailable: the memory store is switched off (${operation})`);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+/** A request about something that does not exist (CouchDB's 404 `not_found`). */
+export class NotFoundError extends Error {
+  constructor(what: string) {
+    super(`not_found: ${what}`);
+    this.name = "NotFoundError";
+  }
+}
+
+interface InjectedFault {
+  readonly kind: CompactionObject["kind"] | undefined;
+  remaining: number;
+  readonly reason: string;
+}
+
+interface StoredDb {
+  readonly data: MemoryDatabase;
+  readonly views: ViewIndexes;
+}
+
+export interface StoreTotals {
+  readonly dbFileBytes: number;
+  readonly dbActiveBytes: number;
+  readonly viewFileBytes: number;
+  readonly viewActiveBytes: number;
+}
+
+export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
+  return new MemoryStore(options);
+}
+
+export class MemoryStore implements Store, EventSource {
+  readonly model: StorageModel;
+  private readonly scheduler: Scheduler;
+  private readonly dbs = new Map<DbName, StoredDb>();
+  private readonly jobs = new Map<string, CompactionJob>();
+  private readonly faults = new Map<DbName, InjectedFault[]>();
+  private readonly indexTimers = new Map<DbName, CancelTimer>();
+  private readonly autoIndexDelayMs: number | false;
+  private readonly hub: EventHub;
+  private readonly defaultSource: EventSource;
+  private available = true;
+
+  constructor(options: MemoryStoreOptions) {
+    this.scheduler = options.scheduler;
+    this.model = { ...defaultStorageModel, ...(options.model ?? {}) };
+    this.autoIndexDelayMs = options.autoIndexDelayMs ?? 5000;
+    this.hub = new EventHub({ maxBufferedEvents: options.maxBufferedEvents, onListenerError: options.onListenerError });
+    this.defaultSource = this.hub.createEventSource();
+  }
+
+  // --- EventSource -----------------------------------------------------------
+
+  /** The store's own subscription; use `createEventSource()` for each further consumer. */
+  start(listener: StoreEventListener): Promise<void> {
+    return this.defaultSource.start(listener);
+  }
+
+  stop(): Promise<void> {
+    return this.defaultSource.stop();
+  }
+
+  status(): EventSourceStatus {
+    return this.defaultSource.status();
+  }
+
+  /** An independent event subscription (smoosh, the db updates feed, ... each take one). */
+  createEventSource(): EventSource {
+    return this.hub.createEventSource();
+  }
+
+  // --- fault switches --------------------------------------------------------
+
+  /** `false`: every port method rejects with `StoreUnavailableError` until switched back. Data is kept. */
+  setAvailable(available: boolean): void {
+    this.available = available;
+    this.hub.setAvailable(available);
+  }
+
+  isAvailable(): boolean {
+    return this.available;
+  }
+
+  /** The next `count` jobs on `db` (of `kind`, or any) fail with `reason` when they would have finished. */
+  failNextJobs(db: DbName, count: number, reason: string, kind?: CompactionObject["kind"]): void {
+    const list = this.faults.get(db) ?? [];
+    list.push({ kind, remaining: count, reason });
+    this.faults.set(db, list);
+  }
+
+  // --- synchronous write API ---------------------------------------------------
+
+  dbExists(name: DbName): boolean {
+    return this.dbs.has(name);
+  }
+
+  createDb(name: DbName, options: { readonly diskFormatVersion?: number } = {}): CreateDbResult {
+    const problem = dbNameProblem(name);
+    if (problem !== undefined) return { ok: false, error: "illegal_database_name", reason: problem };
+    if (this.dbs.has(name)) return { ok: false, error: "file_exists", reason: "The database could not be created, the file already exists." };
+    this.dbs.set(name, {
+      data: new MemoryDatabase(name, this.model, { diskFormatVersion: options.diskFormatVersion }),
+      views: new ViewIndexes(this.model),
+    });
+    this.hub.emit({ type: "db-created", db: name });
+    return { ok: true };
+  }
+
+  /** Returns false when there was no such db. Running jobs on it fail ("database deleted"). */
+  deleteDb(name: DbName): boolean {
+    if (!this.dbs.delete(name)) return false;
+    this.indexTimers.get(name)?.();
+    this.indexTimers.delete(name);
+    this.faults.delete(name);
+    for (const job of [...this.jobs.values()]) {
+      if (job.description.db === name) job.fail(`database ${name} was deleted`);
+    }
+    this.hub.emit({ type: "db-deleted", db: name });
+    return true;
+  }
+
+  /** `_bulk_docs` (new_edits=true), synchronous. A missing db fails every doc with `not_found`. */
+  writeDocs(db: DbName, docs: readonly unknown[]): DocWriteResult[] {
+    const stored = this.dbs.get(db);
+    if (stored === undefined) {
+      return docs.map((doc) => ({ id: idOf(doc), ok: false, error: "not_found", reason: "Database does not exist." }));
+    }
+    const { results, written } = stored.data.writeBatch(docs);
+    if (written.length === 0) return results;
+    const ddocsWritten = written.filter((record) => isDesignDocId(record.id));
+    for (const record of ddocsWritten) stored.views.onDesignDocWritten(record);
+    this.hub.emit({ type: "db-updated", db });
+    for (const record of ddocsWritten) this.hub.emit({ type: "ddoc-updated", db, ddoc: record.id });
+    this.scheduleIndexing(db);
+    return results;
+  }
+
+  putDoc(db: DbName, doc: DocWrite): DocWriteResult {
+    return this.single(this.writeDocs(db, [doc]), doc._id);
+  }
+
+  deleteDoc(db: DbName, id: string, rev: string): DocWriteResult {
+    return this.single(this.writeDocs(db, [{ _id: id, _rev: rev, _deleted: true }]), id);
+  }
+
+  /** Write a design doc; `ddoc` with or without its `_design/` prefix. */
+  putDesignDoc(db: DbName, ddoc: string, body: Readonly<Record<string, unknown>>, rev?: string): DocWriteResult {
+    const id = ddoc.startsWith(DESIGN_PREFIX) ? ddoc : `${DESIGN_PREFIX}${ddoc}`;
+    const doc: Record<string, unknown> = { ...body, _id: id };
+    if (rev !== undefined) doc["_rev"] = rev;
+    return this.single(this.writeDocs(db, [doc]), id);
+  }
+
+  /** Bring the db's view indexes up to date now; returns the design docs whose index grew. */
+  buildViews(db: DbName): DesignDocId[] {
+    const stored = this.dbs.get(db);
+    if (stored === undefined) return [];
+    const updated = stored.views.build(stored.data);
+    for (const ddoc of updated) this.hub.emit({ type: "view-updated", db, ddoc });
+    return updated;
+  }
+
+  /** Simulate an index built with an old collator: its info reports `needsUpgrade` until compacted. */
+  setViewNeedsUpgrade(db: DbName, ddoc: DesignDocId, needsUpgrade = true): boolean {
+    const file = this.dbs.get(db)?.views.fileFor(ddoc);
+    if (file === undefined) return false;
+    file.needsUpgrade = needsUpgrade;
+    return true;
+  }
+
+  // --- observation -------------------------------------------------------------
+
+  totals(): StoreTotals {
+    let dbFileBytes = 0;
+    let dbActiveBytes = 0;
+    let viewFileBytes = 0;
+    let viewActiveBytes = 0;
+    for (const { data, views } of this.dbs.values()) {
+      dbFileBytes += data.fileBytes;
+      dbActiveBytes += data.activeBytes;
+      const viewTotals = views.totals();
+      viewFileBytes += viewTotals.fileBytes;
+      viewActiveBytes += viewTotals.activeBytes;
+    }
+    return { dbFileBytes, dbActiveBytes, viewFileBytes, viewActiveBytes };
+  }
+
+  /** Bytes on "disk": db files plus view index files (stale ones too). */
+  totalFileBytes(): number {
+    const totals = this.totals();
+    return totals.dbFileBytes + totals.viewFileBytes;
+  }
+
+  /** What compacting and cleaning everything would leave (about). */
+  totalActiveBytes(): number {
+    const totals = this.totals();
+    return totals.dbActiveBytes + totals.viewActiveBytes;
+  }
+
+  /** Running jobs, after CouchDB's `_active_tasks`. */
+  activeTasks(): JobStatus[] {
+    return [...this.jobs.values()].map((job) => job.status());
+  }
+
+  // --- CompactionStore -----------------------------------------------------------
+
+  async listDbs(): Promise<DbName[]> {
+    this.guard("listDbs");
+    return [...this.dbs.keys()].sort();
+  }
+
+  async dbInfo(db: DbName): Promise<DbInfo | undefined> {
+    this.guard("dbInfo");
+    return this.infoOf(db);
+  }
+
+  async dbInfos(dbs: readonly DbName[]): Promise<Map<DbName, DbInfo>> {
+    this.guard("dbInfos");
+    const infos = new Map<DbName, DbInfo>();
+    for (const db of dbs) {
+      const info = this.infoOf(db);
+      if (info !== undefined) infos.set(db, info);
+    }
+    return infos;
+  }
+
+  async designDocs(db: DbName): Promise<DesignDoc[]> {
+    this.guard("designDocs");
+    const stored = this.dbs.get(db);
+    if (stored === undefined) return [];
+    const ddocs: DesignDoc[] = [];
+    for (const id of stored.data.designDocIds()) {
+      const record = stored.data.getDoc(id);
+      if (record !== undefined && !record.deleted) ddocs.push({ id, rev: record.rev, body: record.body });
+    }
+    return ddocs;
+  }
+
+  async viewIndexInfo(db: DbName, ddoc: DesignDocId): Promise<ViewIndexInfo | undefined> {
+    this.guard("viewIndexInfo");
+    const file = this.dbs.get(db)?.views.fileFor(ddoc);
+    if (file === undefined) return undefined;
+    return {
+      db,
+      ddoc,
+      signature: file.signature,
+      fileBytes: file.fileBytes,
+      activeBytes: file.activeBytes,
+      updateSeqNumber: file.indexedSeq,
+      compactionRunning: this.jobs.has(viewJobKey(db, file.signature)),
+      updaterRunning: false,
+      needsUpgrade: file.needsUpgrade,
+    };
+  }
+
+  async startJob(object: CompactionObject): Promise<JobHandle> {
+    this.guard("startJob");
+    const stored = this.dbs.get(object.db);
+    if (stored === undefined) throw new NotFoundError(`database ${JSON.stringify(object.db)} does not exist`);
+    switch (object.kind) {
+      case "db":
+        return this.startDbCompaction(object.db, stored);
+      case "view":
+        return this.startViewCompaction(object.db, object.ddoc, stored);
+      case "cleanup":
+        return this.startCleanup(object.db, stored);
+      default:
+        throw new Error(`startJob: unknown object kind ${JSON.stringify((object as { kind: unknown }).kind)}`);
+    }
+  }
+
+  async attachJob(object: CompactionObject): Promise<JobHandle> {
+    this.guard("attachJob");
+    const key = this.jobKeyOf(object);
+    const job = key === undefined ? undefined : this.jobs.get(key);
+    return job?.handle ?? finishedHandle();
+  }
+
+  // --- DocumentStore -----------------------------------------------------------
+
+  async ensureDb(db: DbName): Promise<void> {
+    this.guard("ensureDb");
+    if (this.dbs.has(db)) return;
+    const created = this.createDb(db);
+    if (!created.ok) throw new Error(`${created.error}: ${created.reason}`);
+  }
+
+  async getDoc(db: DbName, id: string): Promise<StoredDoc | undefined> {
+    this.guard("getDoc");
+    const record = this.dbs.get(db)?.data.getDoc(id);
+    return record === undefined || record.deleted ? undefined : toStoredDoc(record);
+  }
+
+  async bulkDocs(db: DbName, docs: readonly DocWrite[]): Promise<DocWriteResult[]> {
+    this.guard("bulkDocs");
+    if (!this.dbs.has(db)) throw new NotFoundError(`database ${JSON.stringify(db)} does not exist`);
+    return this.writeDocs(db, docs);
+  }
+
+  async changes(db: DbName, query: ChangesQuery): Promise<ChangesPage> {
+    this.guard("changes");
+    return this.existing(db).data.changes(query);
+  }
+
+  async currentSeq(db: DbName): Promise<string> {
+    this.guard("currentSeq");
+    return String(this.existing(db).data.updateSeq);
+  }
+
+  // --- internals -----------------------------------------------------------------
+
+  private guard(operation: string): void {
+    if (!this.available) throw new StoreUnavailableError(operation);
+  }
+
+  private existing(db: DbName): StoredDb {
+    const stored = this.dbs.get(db);
+    if (stored === undefined) throw new NotFoundError(`database ${JSON.stringify(db)} does not exist`);
+    return stored;
+  }
+
+  private single(results: DocWriteResult[], id: string): DocWriteResult {
+    return results[0] ?? { id, ok: false, error: "bad_request", reason: "no result" };
+  }
+
+  private infoOf(db: DbName): DbInfo | undefined {
+    const stored = this.dbs.get(db);
+    if (stored === undefined) return undefined;
+    const data = stored.data;
+    return {
+      db,
+      fileBytes: data.fileBytes,
+      activeBytes: data.activeBytes,
+      updateSeq: String(data.updateSeq),
+      updateSeqNumber: data.updateSeq,
+      // CouchDB shards report compacted_seq 0 until their first compaction.
+      compactedSeqNumber: data.compactedSeq ?? 0,
+      docCount: data.docCount,
+      docDelCount: data.docDelCount,
+      compactionRunning: this.jobs.has(dbJobKey(db)),
+      diskFormatVersion: data.diskFormatVersion,
+      needsUpgrade: data.needsUpgrade,
+    };
+  }
+
+  private jobKeyOf(object: CompactionObject): string | undefined {
+    switch (object.kind) {
+      case "db":
+        return dbJobKey(object.db);
+      case "cleanup":
+        return cleanupJobKey(object.db);
+      case "view": {
+        const file = this.dbs.get(object.db)?.views.fileFor(object.ddoc);
+        return file === undefined ? undefined : viewJobKey(object.db, file.signature);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private startDbCompaction(db: DbName, stored: StoredDb): JobHandle {
+    const key = dbJobKey(db);
+    const running = this.jobs.get(key);
+    if (running !== undefined) return running.handle;
+    const data = stored.data;
+    const target: JobTarget = {
+      initialDurationMs: compactionDurationMs(this.model, data.activeBytes),
+      appendedBytesTotal: () => data.appendedBytesTotal,
+      finish: () => data.applyCompaction(),
+    };
+    return this.launch({ key, kind: "db", db }, target).handle;
+  }
+
+  private startViewCompaction(db: DbName, ddoc: DesignDocId, stored: StoredDb): JobHandle {
+    const file = stored.views.fileFor(ddoc);
+    if (file === undefined) throw new NotFoundError(`design doc ${JSON.stringify(ddoc)} in ${JSON.stringify(db)} has no view index`);
+    const key = viewJobKey(db, file.signature);
+    const running = this.jobs.get(key);
+    if (running !== undefined) return running.handle;
+    const target: JobTarget = {
+      initialDurationMs: compactionDurationMs(this.model, file.activeBytes),
+      appendedBytesTotal: () => file.appendedBytesTotal,
+      finish: () => applyViewCompaction(this.model, file),
+    };
+    return this.launch({ key, kind: "view", db, ddoc }, target).handle;
+  }
+
+  private startCleanup(db: DbName, stored: StoredDb): JobHandle {
+    const key = cleanupJobKey(db);
+    const running = this.jobs.get(key);
+    if (running !== undefined) return running.handle;
+    const target: JobTarget = {
+      initialDurationMs: this.model.cleanupDurationMs,
+      appendedBytesTotal: () => 0,
+      // Index files being compacted are in use: CouchDB's cleanup leaves open files alone too.
+      finish: () => stored.views.cleanup((signature) => this.jobs.has(viewJobKey(db, signature))),
+    };
+    return this.launch({ key, kind: "cleanup", db }, target).handle;
+  }
+
+  private launch(description: CompactionJob["description"], target: JobTarget): CompactionJob {
+    const job = new CompactionJob(this.scheduler, this.model, description, target, {
+      takeFault: () => this.takeFault(description.db, description.kind),
+      ended: (ended) => {
+        if (this.jobs.get(description.key) === ended) this.jobs.delete(description.key);
+      },
+    });
+    this.jobs.set(description.key, job);
+    return job;
+  }
+
+  private takeFault(db: DbName, kind: CompactionObject["kind"]): string | undefined {
+    const list = this.faults.get(db);
+    const fault = list?.find((candidate) => candidate.remaining > 0 && (candidate.kind === undefined || candidate.kind === kind));
+    if (list === undefined || fault === undefined) return undefined;
+    fault.remaining--;
+    const left = list.filter((candidate) => candidate.remaining > 0);
+    if (left.length === 0) this.faults.delete(db);
+    else this.faults.set(db, left);
+    return fault.reason;
+  }
+
+  private scheduleIndexing(db: DbName): void {
+    if (this.autoIndexDelayMs === false || this.indexTimers.has(db)) return;
+    const stored = this.dbs.get(db);
+    if (stored === undefined || !stored.views.hasViews()) return;
+    this.indexTimers.set(
+      db,
+      this.scheduler.setTimeout(() => {
+        this.indexTimers.delete(db);
+        this.buildViews(db);
+      }, this.autoIndexDelayMs),
+    );
+  }
+}
+
+const dbJobKey = (db: DbName): string => `db\u0000${db}`;
+const viewJobKey = (db: DbName, signature: string): string => `view\u0000${db}\u0000${signature}`;
+const cleanupJobKey = (db: DbName): string => `cleanup\u0000${db}`;

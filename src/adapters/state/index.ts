@@ -1,0 +1,3 @@
+/** StatePort adapters. */
+export { createFileStatePort, stateFileName, type FileStatePortOptions } from "./file-state.js";
+export { createMemoryStatePort, type MemoryStatePort } from "./memory-state.js";
