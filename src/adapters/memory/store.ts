@@ -28,7 +28,7 @@ import type {
   ViewIndexInfo,
 } from "../../ports/store.js";
 import { idOf, MemoryDatabase, toStoredDoc } from "./database.js";
-import { EventHub } from "./events.js";
+import { EventHub, type EventSourceOptions } from "./events.js";
 import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from "./jobs.js";
 import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
 import { compactionDurationMs, defaultStorageModel, type StorageModel } from "./storage-model.js";
@@ -108,7 +108,11 @@ export class MemoryStore implements Store, EventSource {
     this.scheduler = options.scheduler;
     this.model = { ...defaultStorageModel, ...(options.model ?? {}) };
     this.autoIndexDelayMs = options.autoIndexDelayMs ?? 5000;
-    this.hub = new EventHub({ maxBufferedEvents: options.maxBufferedEvents, onListenerError: options.onListenerError });
+    this.hub = new EventHub({
+      maxBufferedEvents: options.maxBufferedEvents,
+      onListenerError: options.onListenerError,
+      resync: () => [...this.dbs.keys()].map((db) => ({ type: "db-updated", db })),
+    });
     this.defaultSource = this.hub.createEventSource();
   }
 
@@ -128,8 +132,8 @@ export class MemoryStore implements Store, EventSource {
   }
 
   /** An independent event subscription (smoosh, the db updates feed, ... each take one). */
-  createEventSource(): EventSource {
-    return this.hub.createEventSource();
+  createEventSource(options: EventSourceOptions = {}): EventSource {
+    return this.hub.createEventSource(options);
   }
 
   // --- fault switches --------------------------------------------------------

@@ -132,6 +132,37 @@ describe("memory store: events", () => {
     expect(sourceB.status()).toEqual({ mode: "push", connected: true });
   });
 
+  it("a named source resumes after a restart: what happened while stopped is replayed, once", async () => {
+    const { store } = world();
+    const seen: StoreEvent[] = [];
+    const first = store.createEventSource({ name: "daemon" });
+    await first.start((e) => seen.push(e));
+    store.createDb("db");
+    await first.stop();
+    store.writeDocs("db", [{ _id: "while-stopped" }]);
+    const second = store.createEventSource({ name: "daemon" });
+    await second.start((e) => seen.push(e));
+    store.deleteDb("db");
+    expect(seen).toEqual([
+      { type: "db-created", db: "db" },
+      { type: "db-updated", db: "db" },
+      { type: "db-deleted", db: "db" },
+    ]);
+  });
+
+  it("a named source whose position fell off the bounded log resyncs with an update per existing db", async () => {
+    const scheduler = new VirtualScheduler();
+    const store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
+    const source = store.createEventSource({ name: "late" });
+    await source.start(() => undefined);
+    await source.stop();
+    store.createDb("keep");
+    for (let i = 0; i < 100_001; i++) store.writeDocs("keep", [{ _id: `d${i}` }]);
+    const seen: StoreEvent[] = [];
+    await store.createEventSource({ name: "late" }).start((e) => seen.push(e));
+    expect(seen).toEqual([{ type: "db-updated", db: "keep" }]);
+  });
+
   it("a throwing listener neither fails the write nor starves other listeners", async () => {
     const errors: unknown[] = [];
     const store = createMemoryStore({ scheduler: new VirtualScheduler(), autoIndexDelayMs: false, onListenerError: (e) => errors.push(e) });

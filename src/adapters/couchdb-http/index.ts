@@ -1,0 +1,115 @@
+/**
+ * The CouchDB HTTP adapter: a real CouchDB 3.x (or 2.x, or PouchDB Server, with
+ * the degradations in docs/couchdb.md) behind the store and event-source ports.
+ *
+ *   createCouchStore(options) -> { store, events, close, status }
+ */
+import type { EventSource } from "../../ports/events.js";
+import type { Logger, Scheduler, StatePort } from "../../ports/shell.js";
+import type { Store } from "../../ports/store.js";
+import { CouchClient, type CouchAuth, type RetryOptions } from "./client.js";
+import { CompactedSeqs } from "./compacted-seq.js";
+import { CouchEventSource } from "./events.js";
+import type { HealthSnapshot } from "./health.js";
+import { CouchStore, type Granularity, type ServerCapabilities } from "./store.js";
+import { realScheduler } from "./timers.js";
+
+export { CouchHttpError, CouchUnavailableError, CouchDecodeError } from "./errors.js";
+export { redactUrl } from "./redact.js";
+export type { CouchAuth, Granularity };
+
+export interface CouchStoreOptions {
+  /** `http://user:pass@host:5984/prefix`; credentials in the URL are used for basic auth and never logged. */
+  readonly url: string;
+  /** Overrides URL credentials. `session: true` logs in with `POST /_session` and refreshes on 401. */
+  readonly auth?: CouchAuth | undefined;
+  /** PEM CA for https servers with a private CA. */
+  readonly ca?: string | Buffer | ReadonlyArray<string | Buffer> | undefined;
+  readonly logger: Logger;
+  /** Persists the `_db_updates` seq, polling seqs, design doc revs and compacted seqs. */
+  readonly state?: StatePort | undefined;
+  readonly scheduler?: Scheduler | undefined;
+  readonly random?: (() => number) | undefined;
+  /** `database` (default) or `shard` (per shard file on every node, as CouchDB's own smoosh). */
+  readonly granularity?: Granularity | undefined;
+  /** Polling fallback interval (default 10 000 ms). */
+  readonly pollIntervalMs?: number | undefined;
+  /** How often a running compaction is checked (default 1 000 ms). */
+  readonly jobPollIntervalMs?: number | undefined;
+  /** `_db_updates` heartbeat (default 10 000 ms); the feed reconnects after 3 missed ones. */
+  readonly heartbeatMs?: number | undefined;
+  /** Per request (default 30 000 ms). */
+  readonly requestTimeoutMs?: number | undefined;
+  readonly retry?: Partial<RetryOptions> | undefined;
+  /** Skip `_db_updates` and poll (e.g. a server whose feed is known to be broken). */
+  readonly forcePolling?: boolean | undefined;
+}
+
+export interface CouchStoreStatus {
+  readonly server: string;
+  readonly health: HealthSnapshot;
+  readonly capabilities: ServerCapabilities;
+  readonly granularity: Granularity;
+  readonly requests: number;
+  readonly retries: number;
+}
+
+export interface CouchStoreHandle {
+  readonly store: Store & Pick<CouchStore, "activeTasks" | "probe">;
+  readonly events: EventSource;
+  status(): CouchStoreStatus;
+  close(): Promise<void>;
+}
+
+export const createCouchStore = (options: CouchStoreOptions): CouchStoreHandle => {
+  const scheduler = options.scheduler ?? realScheduler;
+  const random = options.random ?? Math.random;
+  const granularity = options.granularity ?? "database";
+  const client = new CouchClient({
+    url: options.url,
+    auth: options.auth,
+    ca: options.ca,
+    logger: options.logger,
+    scheduler,
+    random,
+    requestTimeoutMs: options.requestTimeoutMs,
+    retry: options.retry,
+  });
+  const compactedSeqs = new CompactedSeqs(options.state, options.logger);
+  const store = new CouchStore({
+    client,
+    compactedSeqs,
+    logger: options.logger,
+    scheduler,
+    granularity,
+    jobPollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+  });
+  const events = new CouchEventSource({
+    client,
+    store,
+    logger: options.logger,
+    scheduler,
+    state: options.state,
+    pollIntervalMs: options.pollIntervalMs ?? 10_000,
+    heartbeatMs: options.heartbeatMs ?? 10_000,
+    reconnect: { baseMs: 250, capMs: 30_000 },
+    random,
+    forcePolling: options.forcePolling,
+  });
+  return {
+    store,
+    events,
+    status: () => ({
+      server: client.label,
+      health: client.health.snapshot(),
+      capabilities: { ...store.capabilities },
+      granularity,
+      requests: client.stats.requests,
+      retries: client.stats.retries,
+    }),
+    close: async () => {
+      await events.stop();
+      await client.close();
+    },
+  };
+};

@@ -1,0 +1,78 @@
+/**
+ * Watching a compaction on the server until it ends. CouchDB's HTTP API cannot
+ * pause or abort one, so the handle has only `done`.
+ *
+ * Done when the object's info says `compact_running: false` and
+ * `/_active_tasks` lists no compaction task for it. Both are checked because
+ * `compact_running` flips at once but a task may lag or outlive it per shard
+ * (fixtures 37, 38, 47). Servers without `compact_running` (PouchDB Server)
+ * run it inside the request handler's process with no progress report: there
+ * the job is done once the file size stays the same for two polls in a row.
+ */
+import type { JobHandle, JobOutcome } from "../../ports/store.js";
+import type { Logger, Scheduler } from "../../ports/shell.js";
+import type { ActiveTask } from "./decoders.js";
+import { errorMessage } from "./errors.js";
+import { sleep } from "./timers.js";
+
+export interface CompactionProbe {
+  /** `undefined`: the object is gone. `running: undefined`: the server does not say. */
+  readonly info: () => Promise<{ readonly fileBytes: number; readonly running: boolean | undefined } | undefined>;
+  readonly tasks: () => Promise<readonly ActiveTask[]>;
+  readonly matchesTask: (task: ActiveTask) => boolean;
+  /** Called once when the compaction has ended well (record the compacted seq). */
+  readonly onFinished?: () => Promise<void>;
+}
+
+export interface WatchOptions {
+  readonly scheduler: Scheduler;
+  readonly logger: Logger;
+  readonly pollIntervalMs: number;
+  /** Consecutive failed polls (server unreachable...) before the job is reported failed. */
+  readonly maxConsecutiveFailures: number;
+  /** Polls of an unchanging size before a server without `compact_running` counts as done. */
+  readonly stablePolls: number;
+  readonly label: string;
+}
+
+export const watchCompaction = (probe: CompactionProbe, options: WatchOptions, fileBytesBefore: number | undefined): JobHandle => {
+  const run = async (): Promise<JobOutcome> => {
+    let failures = 0;
+    let stable = 0;
+    let lastSize = fileBytesBefore;
+    for (;;) {
+      await sleep(options.scheduler, options.pollIntervalMs);
+      try {
+        const info = await probe.info();
+        if (info === undefined) return { ok: false, reason: `${options.label} no longer exists` };
+        failures = 0;
+        let finished: boolean;
+        if (info.running === undefined) {
+          stable = lastSize === info.fileBytes ? stable + 1 : 0;
+          lastSize = info.fileBytes;
+          finished = stable >= options.stablePolls;
+        } else if (info.running) {
+          finished = false;
+        } else {
+          const tasks = await probe.tasks();
+          finished = !tasks.some(probe.matchesTask);
+        }
+        if (finished) {
+          await probe.onFinished?.();
+          const reclaimedBytes = fileBytesBefore === undefined ? undefined : Math.max(0, fileBytesBefore - info.fileBytes);
+          return { ok: true, reclaimedBytes };
+        }
+      } catch (e) {
+        failures += 1;
+        if (failures >= options.maxConsecutiveFailures) {
+          return { ok: false, reason: `lost track of ${options.label}: ${errorMessage(e)}` };
+        }
+      }
+    }
+  };
+  const done = run().catch((e: unknown): JobOutcome => ({ ok: false, reason: errorMessage(e) }));
+  return { done };
+};
+
+/** `shards/00000000-7fffffff/fx_db.1795281095` belongs to `fx_db`. */
+export const taskDbName = (database: string): string => /^shards\/[0-9a-f]+-[0-9a-f]+\/(.+)\.[0-9]+$/.exec(database)?.[1] ?? database;

@@ -1,0 +1,338 @@
+/**
+ * The store ports (CompactionStore & DocumentStore) over a CouchClient.
+ * Every body is decoded (decoders.ts); a missing db/ddoc is `undefined` or
+ * `[]`, other failures reject with an error naming the endpoint.
+ */
+import type {
+  ChangesPage,
+  ChangesQuery,
+  CompactionObject,
+  DbInfo,
+  DesignDoc,
+  DocWrite,
+  DocWriteResult,
+  JobHandle,
+  Store,
+  StoredDoc,
+  ViewIndexInfo,
+} from "../../ports/store.js";
+import type { Logger, Scheduler } from "../../ports/shell.js";
+import type { CouchClient } from "./client.js";
+import type { CompactedSeqs } from "./compacted-seq.js";
+import {
+  ActiveTasks,
+  BulkDocsBody,
+  ChangesBody,
+  DbInfoBody,
+  DbNames,
+  DbsInfoBody,
+  decodeBody,
+  DesignDocsBody,
+  RootInfo,
+  StoredDocBody,
+  ViewInfoBody,
+  type ActiveTask,
+} from "./decoders.js";
+import { CouchHttpError } from "./errors.js";
+import { taskDbName, watchCompaction, type CompactionProbe } from "./jobs.js";
+import { dbPath, ddocName, docPath, reportsCompactRunning, toDbInfo, toViewIndexInfo } from "./mapping.js";
+import { clusteredDbOf, listShards, parseShardObjectName, shardPath } from "./shards.js";
+import { seqString } from "./seq.js";
+
+export type Granularity = "database" | "shard";
+
+export interface StoreOptions {
+  readonly client: CouchClient;
+  readonly compactedSeqs: CompactedSeqs;
+  readonly logger: Logger;
+  readonly scheduler: Scheduler;
+  readonly granularity: Granularity;
+  /** How often a running compaction is checked. */
+  readonly jobPollIntervalMs: number;
+}
+
+/** What the server turned out to support (learnt lazily, shown in status). */
+export interface ServerCapabilities {
+  vendor: "couchdb" | "pouchdb-server" | "unknown";
+  version?: string | undefined;
+  /** `POST /_dbs_info`: CouchDB >= 2.2; PouchDB Server answers 404. */
+  dbsInfo: boolean;
+}
+
+/** `POST /_dbs_info` takes at most 100 keys (CouchDB's `max_db_number_for_dbs_info_req`). */
+export const dbsInfoBatchSize = 100;
+/** Parallel `GET /{db}` where `_dbs_info` is missing. */
+const perDbConcurrency = 8;
+
+export class CouchStore implements Store {
+  readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true };
+  private probed: Promise<void> | undefined;
+  /** Clustered db -> its shard objects, from the last shard listing (shard granularity). */
+  shardsByDb = new Map<string, string[]>();
+
+  constructor(private readonly o: StoreOptions) {}
+
+  /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
+  probe(): Promise<void> {
+    this.probed ??= (async () => {
+      const root = decodeBody(RootInfo, (await this.o.client.call({ method: "GET", path: "/" })).body, "GET /");
+      if (root["express-pouchdb"] !== undefined) {
+        this.capabilities.vendor = "pouchdb-server";
+        this.capabilities.version = root.version;
+      } else if (root.couchdb !== undefined) {
+        this.capabilities.vendor = "couchdb";
+        this.capabilities.version = root.version;
+      }
+    })().catch((e: unknown) => {
+      this.probed = undefined;
+      throw e;
+    });
+    return this.probed;
+  }
+
+  private get shardMode(): boolean {
+    return this.o.granularity === "shard";
+  }
+
+  // --- CompactionStore ---------------------------------------------------------
+
+  async listDbs(): Promise<string[]> {
+    if (this.shardMode) {
+      const { names, byDb } = await listShards(this.o.client);
+      this.shardsByDb = byDb;
+      return names;
+    }
+    return decodeBody(DbNames, (await this.o.client.call({ method: "GET", path: "/_all_dbs" })).body, "GET /_all_dbs");
+  }
+
+  /** Info path of a compaction object's db: clustered `/{db}` or node-local `/_node/{node}/{shard}`. */
+  private infoPath(db: string, clustered = false): string {
+    const ref = this.shardMode && !clustered ? parseShardObjectName(db) : undefined;
+    return ref === undefined ? dbPath(db) : shardPath(ref);
+  }
+
+  async dbInfo(db: string): Promise<DbInfo | undefined> {
+    const body = await this.rawDbInfo(db);
+    if (body === undefined) return undefined;
+    await this.o.compactedSeqs.load();
+    return toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${this.infoPath(db)}`);
+  }
+
+  private async rawDbInfo(db: string, clustered = false): Promise<DbInfoBody | undefined> {
+    const path = this.infoPath(db, clustered);
+    const res = await this.o.client.call({ method: "GET", path, accept: [404] });
+    if (res.status === 404) return undefined;
+    return decodeBody(DbInfoBody, res.body, `GET ${path}`);
+  }
+
+  async dbInfos(dbs: readonly string[]): Promise<Map<string, DbInfo>> {
+    return this.infosOf(dbs, !this.shardMode);
+  }
+
+  /** Clustered db infos whatever the granularity (the polling event source compares these). */
+  clusteredDbInfos(dbs: readonly string[]): Promise<Map<string, DbInfo>> {
+    return this.infosOf(dbs, true);
+  }
+
+  private async clusteredDbInfo(db: string): Promise<DbInfo | undefined> {
+    const body = await this.rawDbInfo(db, true);
+    return body === undefined ? undefined : toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${dbPath(db)}`);
+  }
+
+  private async infosOf(dbs: readonly string[], clustered: boolean): Promise<Map<string, DbInfo>> {
+    const out = new Map<string, DbInfo>();
+    await this.o.compactedSeqs.load();
+    const useBatch = this.capabilities.dbsInfo && clustered;
+    let rest: readonly string[] = dbs;
+    if (useBatch) {
+      rest = [];
+      for (let i = 0; i < dbs.length; i += dbsInfoBatchSize) {
+        const keys = dbs.slice(i, i + dbsInfoBatchSize);
+        const res = await this.o.client.call({ method: "POST", path: "/_dbs_info", body: { keys }, accept: [400, 404, 405] });
+        if (res.status !== 200) {
+          // PouchDB Server (404) and CouchDB < 2.2: one GET per db from now on.
+          this.capabilities.dbsInfo = false;
+          this.o.logger.info({ status: res.status }, "server has no POST /_dbs_info; fetching db info one by one");
+          rest = dbs.slice(i);
+          break;
+        }
+        for (const entry of decodeBody(DbsInfoBody, res.body, "POST /_dbs_info")) {
+          if ("info" in entry) out.set(entry.key, toDbInfo(entry.key, entry.info, this.o.compactedSeqs.get(entry.key), "POST /_dbs_info"));
+        }
+      }
+    }
+    for (let i = 0; i < rest.length; i += perDbConcurrency) {
+      const chunk = rest.slice(i, i + perDbConcurrency);
+      const infos = await Promise.all(chunk.map((db) => (clustered ? this.clusteredDbInfo(db) : this.dbInfo(db))));
+      infos.forEach((info, j) => {
+        const db = chunk[j];
+        if (info !== undefined && db !== undefined) out.set(db, info);
+      });
+    }
+    return out;
+  }
+
+  async designDocs(db: string): Promise<DesignDoc[]> {
+    const clustered = clusteredDbOf(db);
+    // `_all_docs` over the `_design/` key range works on CouchDB 1.x-3.x and PouchDB Server alike
+    // (`_design_docs` is 2.2+ only); the row shape is the same (fixture 71).
+    const path = `${dbPath(clustered)}/_all_docs`;
+    const res = await this.o.client.call({
+      method: "GET",
+      path,
+      query: { startkey: JSON.stringify("_design/"), endkey: JSON.stringify("_design0"), include_docs: true },
+      accept: [404],
+    });
+    if (res.status === 404) return [];
+    return decodeDesignDocs(res.body, `GET ${path}`);
+  }
+
+  async viewIndexInfo(db: string, ddoc: string): Promise<ViewIndexInfo | undefined> {
+    const path = `${dbPath(clusteredDbOf(db))}${docPath(ddoc)}/_info`;
+    const res = await this.o.client.call({ method: "GET", path, accept: [404] });
+    if (res.status === 404) return undefined;
+    const body = decodeBody(ViewInfoBody, res.body, `GET ${path}`);
+    // PouchDB Server: `{view_index: "Not implemented."}`: no view index info, so no view compaction there.
+    if (typeof body.view_index === "string") return undefined;
+    return toViewIndexInfo(db, ddoc, body.view_index);
+  }
+
+  async activeTasks(): Promise<ActiveTask[]> {
+    return decodeBody(ActiveTasks, (await this.o.client.call({ method: "GET", path: "/_active_tasks" })).body, "GET /_active_tasks");
+  }
+
+  async startJob(object: CompactionObject): Promise<JobHandle> {
+    if (object.kind === "cleanup") {
+      const path = `${dbPath(clusteredDbOf(object.db))}/_view_cleanup`;
+      await this.o.client.call({ method: "POST", path, json: true });
+      // CouchDB runs the cleanup in the background and reports no task for it: done once accepted.
+      return { done: Promise.resolve({ ok: true }) };
+    }
+    const before = await this.sizeOf(object);
+    if (before === undefined) throw new CouchHttpError(`GET ${this.describePath(object)}`, 404, "not_found", "nothing to compact");
+    const path = this.compactPath(object);
+    await this.o.client.call({ method: "POST", path, json: true });
+    return this.watch(object, before.fileBytes);
+  }
+
+  async attachJob(object: CompactionObject): Promise<JobHandle> {
+    const before = await this.sizeOf(object);
+    return this.watch(object, before?.fileBytes);
+  }
+
+  private describePath(object: CompactionObject): string {
+    return object.kind === "view" ? `${dbPath(clusteredDbOf(object.db))}${docPath(object.ddoc)}/_info` : this.infoPath(object.db);
+  }
+
+  private compactPath(object: Exclude<CompactionObject, { kind: "cleanup" }>): string {
+    if (object.kind === "view") return `${dbPath(clusteredDbOf(object.db))}/_compact/${encodeURIComponent(ddocName(object.ddoc))}`;
+    return `${this.infoPath(object.db)}/_compact`;
+  }
+
+  private async sizeOf(object: CompactionObject): Promise<{ fileBytes: number; running: boolean | undefined; updateSeq?: number } | undefined> {
+    if (object.kind === "view") {
+      const info = await this.viewIndexInfo(object.db, object.ddoc);
+      return info === undefined ? undefined : { fileBytes: info.fileBytes, running: info.compactionRunning };
+    }
+    const body = await this.rawDbInfo(object.db);
+    if (body === undefined) return undefined;
+    const info = toDbInfo(object.db, body, undefined, `GET ${this.infoPath(object.db)}`);
+    return { fileBytes: info.fileBytes, running: reportsCompactRunning(body) ? info.compactionRunning : undefined, updateSeq: info.updateSeqNumber };
+  }
+
+  private watch(object: CompactionObject, fileBytesBefore: number | undefined): JobHandle {
+    const shardRef = this.shardMode ? parseShardObjectName(object.db) : undefined;
+    const db = clusteredDbOf(object.db);
+    const probe: CompactionProbe = {
+      info: () => this.sizeOf(object),
+      tasks: () => this.activeTasks(),
+      matchesTask: (task) => {
+        const type = object.kind === "view" ? "view_compaction" : "database_compaction";
+        if (task.type !== type || task.database === undefined) return false;
+        if (object.kind === "view" && task.design_document !== object.ddoc) return false;
+        if (shardRef !== undefined) return task.database === shardRef.shard && (task.node === undefined || task.node === shardRef.node);
+        return taskDbName(task.database) === db;
+      },
+      onFinished:
+        object.kind === "db"
+          ? async () => {
+              const now = await this.sizeOf(object);
+              if (now?.updateSeq !== undefined) await this.o.compactedSeqs.record(object.db, now.updateSeq);
+            }
+          : undefined,
+    };
+    return watchCompaction(
+      probe,
+      {
+        scheduler: this.o.scheduler,
+        logger: this.o.logger,
+        pollIntervalMs: this.o.jobPollIntervalMs,
+        maxConsecutiveFailures: 30,
+        stablePolls: 2,
+        label: object.kind === "view" ? `${object.db} ${object.ddoc}` : object.db,
+      },
+      fileBytesBefore,
+    );
+  }
+
+  // --- DocumentStore ---------------------------------------------------------------
+
+  async ensureDb(db: string): Promise<void> {
+    await this.o.client.call({ method: "PUT", path: dbPath(db), json: true, accept: [412] });
+  }
+
+  async getDoc(db: string, id: string): Promise<StoredDoc | undefined> {
+    const path = `${dbPath(db)}${docPath(id)}`;
+    const res = await this.o.client.call({ method: "GET", path, accept: [404] });
+    if (res.status === 404) return undefined;
+    return decodeBody(StoredDocBody, res.body, `GET ${path}`) as StoredDoc;
+  }
+
+  async bulkDocs(db: string, docs: readonly DocWrite[]): Promise<DocWriteResult[]> {
+    if (docs.length === 0) return [];
+    const path = `${dbPath(db)}/_bulk_docs`;
+    const res = await this.o.client.call({ method: "POST", path, body: { docs } });
+    return decodeBody(BulkDocsBody, res.body, `POST ${path}`).map((r) =>
+      "rev" in r ? { id: r.id, ok: true as const, rev: r.rev } : { id: r.id, ok: false as const, error: r.error, reason: r.reason },
+    );
+  }
+
+  async changes(db: string, query: ChangesQuery): Promise<ChangesPage> {
+    const path = `${dbPath(db)}/_changes`;
+    const res = await this.o.client.call({
+      method: "GET",
+      path,
+      query: { since: query.since, limit: query.limit, descending: query.descending },
+    });
+    return decodeChanges(res.body, `GET ${path}`);
+  }
+
+  async currentSeq(db: string): Promise<string> {
+    const body = await this.rawDbInfo(db);
+    if (body === undefined) throw new CouchHttpError(`GET ${dbPath(db)}`, 404, "not_found", "Database does not exist.");
+    return seqString(body.update_seq);
+  }
+}
+
+export const decodeDesignDocs = (body: unknown, endpoint: string): DesignDoc[] =>
+  decodeBody(DesignDocsBody, body, endpoint)
+    .rows.filter((row) => row.id.startsWith("_design/"))
+    .map((row) => {
+      const doc = row.doc ?? undefined;
+      const bodyFields: Record<string, unknown> = {};
+      if (doc !== undefined) for (const [k, v] of Object.entries(doc)) if (k !== "_id" && k !== "_rev") bodyFields[k] = v;
+      return { id: row.id, rev: row.value.rev, body: bodyFields };
+    });
+
+export const decodeChanges = (body: unknown, endpoint: string): ChangesPage => {
+  const decoded = decodeBody(ChangesBody, body, endpoint);
+  return {
+    results: decoded.results.map((r) => ({
+      id: r.id,
+      seq: seqString(r.seq),
+      rev: r.changes[0]?.rev ?? "",
+      ...(r.deleted === true ? { deleted: true } : {}),
+    })),
+    lastSeq: seqString(decoded.last_seq),
+  };
+};

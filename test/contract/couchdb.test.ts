@@ -1,0 +1,64 @@
+/**
+ * The store contract against a real CouchDB named by COUCHDB_URL
+ * (e.g. `COUCHDB_URL=http://admin:pass@127.0.0.1:5984 npm test`), through a
+ * loopback TCP proxy that can be cut for the outage scenario. Skipped, with a
+ * message, when COUCHDB_URL is not set. Only loopback addresses are allowed.
+ */
+import { describe, it } from "vitest";
+import { request } from "undici";
+import { createCouchStore } from "../../src/adapters/couchdb-http/index.js";
+import { captureLogger } from "../support/logger.js";
+import { memoryState } from "../support/memory-state.js";
+import { TcpProxy } from "../support/tcp-proxy.js";
+import { storeContract } from "./store-contract.js";
+
+const raw = process.env.COUCHDB_URL;
+const target = raw === undefined || raw === "" ? undefined : new URL(raw);
+const loopback = target !== undefined && /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(target.hostname);
+
+if (target === undefined || !loopback) {
+  const why = target === undefined ? "COUCHDB_URL is not set" : `COUCHDB_URL host ${target.hostname} is not a loopback address`;
+  console.info(`store contract against CouchDB skipped: ${why} (run: COUCHDB_URL=http://admin:pass@127.0.0.1:5984 npm test)`);
+  describe.skip(`store contract: couchdb (${why})`, () => {
+    it("needs COUCHDB_URL", () => undefined);
+  });
+} else {
+  storeContract("couchdb", async () => {
+    const proxy = new TcpProxy(Number(target.port || (target.protocol === "https:" ? 443 : 5984)), target.hostname.replace(/^\[|\]$/g, ""));
+    const port = await proxy.start();
+    const viaProxy = new URL(target.toString());
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(port);
+    const state = memoryState();
+    const logger = captureLogger();
+    const options = { url: viaProxy.toString(), logger, state, pollIntervalMs: 500, heartbeatMs: 1_000, jobPollIntervalMs: 250, requestTimeoutMs: 5_000, retry: { retries: 1, baseMs: 50, capMs: 200 } };
+    const main = createCouchStore(options);
+    const sources: Array<ReturnType<typeof createCouchStore>> = [];
+    const auth = viaProxy.username === "" ? undefined : `Basic ${Buffer.from(`${decodeURIComponent(viaProxy.username)}:${decodeURIComponent(viaProxy.password)}`).toString("base64")}`;
+    const direct = async (method: "GET" | "DELETE", path: string) => {
+      const url = new URL(target.toString());
+      url.username = "";
+      url.password = "";
+      const res = await request(`${url.origin}${url.pathname.replace(/\/$/, "")}${path}`, { method, headers: auth === undefined ? {} : { authorization: auth } });
+      await res.body.text();
+    };
+    return {
+      store: main.store,
+      newEventSource: () => {
+        const handle = createCouchStore(options);
+        sources.push(handle);
+        return handle.events;
+      },
+      createDb: (db) => main.store.ensureDb(db),
+      deleteDb: (db) => direct("DELETE", `/${encodeURIComponent(db)}`),
+      buildViews: (db, ddoc, view) => direct("GET", `/${encodeURIComponent(db)}/${ddoc}/_view/${view}?limit=1`),
+      cut: async () => proxy.cut(),
+      restore: async () => proxy.restore(),
+      close: async () => {
+        for (const s of sources) await s.close();
+        await main.close();
+        await proxy.stop();
+      },
+    };
+  });
+}
