@@ -1,0 +1,29 @@
+/**
+ * Who is asking. `/_db_updates` is for server admins only (CouchDB's
+ * `_admin` role); everyone else gets CouchDB's 401 bodies.
+ */
+import type { IncomingMessage } from "node:http";
+
+export interface Principal {
+  readonly name: string;
+  readonly roles: readonly string[];
+  /** How they proved it, as CouchDB's `_session` `info.authenticated` says: `default` (basic) or `cookie`. */
+  readonly authenticated?: string | undefined;
+}
+
+/** A principal, `null` for anonymous, or `bad-credentials` when credentials were given and are wrong. */
+export type AuthResult = Principal | null | "bad-credentials";
+
+export interface Authenticator {
+  /** Rejects only when the authority cannot be asked (e.g. CouchDB is down). */
+  authenticate(req: IncomingMessage): Promise<AuthResult>;
+}
+
+export const ADMIN_ROLE = "_admin";
+
+export const isServerAdmin = (p: AuthResult): p is Principal =>
+  p !== null && p !== "bad-credentials" && p.roles.includes(ADMIN_ROLE);
+
+/** CouchDB 3.4's 401 bodies (fixtures 15, 16, 17, 86). */
+export const NOT_SERVER_ADMIN = { error: "unauthorized", reason: "You are not a server admin." } as const;
+export const BAD_CREDENTIALS = { error: "unauthorized", reason: "Name or password is incorrect." } as const;
