@@ -1,0 +1,86 @@
+/**
+ * `upholster run`: load the configuration (file, then flags), choose the
+ * store, start everything, print where the API listens, and stop cleanly on
+ * SIGINT/SIGTERM. Exit codes: 0 stopped by a signal, 1 could not start,
+ * 2 invalid configuration.
+ */
+import { isLeft } from "fp-ts/lib/Either.js";
+import type { IniSections } from "../core/shared/ini.js";
+import { formatConfigProblem, loadConfig } from "../config/load.js";
+import { createFileStatePort } from "../adapters/state/index.js";
+import { createPinoLogger } from "../runtime/logger.js";
+import { realScheduler } from "../runtime/scheduler.js";
+import { createUpholster } from "../runtime/upholster.js";
+import { dbUpdatesSubsystem } from "../runtime/db-updates-subsystem.js";
+import { chooseStore } from "./choose-store.js";
+
+export interface RunFlags {
+  readonly config?: string | undefined;
+  readonly port?: string | undefined;
+  readonly host?: string | undefined;
+  /** Only set when given on the command line (`--no-demo`), so the file's `demo` stays in force otherwise. */
+  readonly demo?: boolean | undefined;
+  readonly logLevel?: string | undefined;
+}
+
+export interface Terminal {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Flags become INI values of `[upholster]`, so they are validated (and reported) exactly like the file. */
+export const flagsToIni = (flags: RunFlags): IniSections => {
+  const upholster: Record<string, string> = {};
+  if (flags.port !== undefined) upholster.port = flags.port;
+  if (flags.host !== undefined) upholster.bind_address = flags.host;
+  if (flags.demo !== undefined) upholster.demo = String(flags.demo);
+  if (flags.logLevel !== undefined) upholster.log_level = flags.logLevel;
+  return Object.keys(upholster).length > 0 ? { upholster } : {};
+};
+
+/** Default directory for `[smoosh] persist = true` without `state_dir`. */
+export const DEFAULT_STATE_DIR = ".upholster-state";
+
+export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopped: () => Promise<string>): Promise<number> {
+  const loaded = await loadConfig({ path: flags.config, overrides: flagsToIni(flags) });
+  if (isLeft(loaded)) {
+    terminal.err("upholster: invalid configuration:");
+    for (const problem of loaded.left) terminal.err(`  ${formatConfigProblem(problem)}`);
+    return 2;
+  }
+  const config = loaded.right;
+  const scheduler = realScheduler();
+  const logger = createPinoLogger({ level: config.upholster.logLevel });
+  const choice = await chooseStore({ config, scheduler, logger });
+  const state = config.smoosh.persist ? createFileStatePort(config.smoosh.stateDir ?? DEFAULT_STATE_DIR) : undefined;
+  const authenticator = await choice.authenticator();
+  const upholster = createUpholster({
+    store: choice.store,
+    events: choice.events,
+    config,
+    scheduler,
+    logger,
+    state,
+    http: { port: config.upholster.port, host: config.upholster.bindAddress },
+    subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, ini: config.ini, logger, authenticator })],
+  });
+  const demo = config.upholster.demo ? choice.prepareDemo?.() : undefined;
+  demo?.prefill();
+  try {
+    await upholster.start();
+  } catch (error) {
+    terminal.err(`upholster: cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    await choice.close();
+    return 1;
+  }
+  demo?.start();
+  terminal.out(`upholster listening on ${upholster.httpAddress()?.url ?? "(no HTTP)"}`);
+  terminal.out(`store: ${choice.description}${demo !== undefined ? `; demo workload on ${demo.dbs.length} dbs (switch off with --no-demo)` : ""}`);
+
+  const signal = await untilStopped();
+  logger.info({ signal }, "stopping");
+  demo?.stop();
+  await upholster.stop();
+  await choice.close();
+  return 0;
+}

@@ -1,0 +1,65 @@
+/**
+ * Configuration: an INI file (CouchDB's format and keys), merged over the
+ * defaults and over by command-line overrides, then decoded as a whole. Every
+ * problem is collected and reported at once, each naming its section, key
+ * and value, so one run of `upholster run` shows everything to fix.
+ */
+import { readFile } from "node:fs/promises";
+import { isLeft, left, right, type Either } from "fp-ts/lib/Either.js";
+import { decodeSmooshConfig, type SmooshConfig } from "../core/compaction/index.js";
+import { formatConfigError, type ConfigError, type IniSections } from "../core/shared/ini.js";
+import { mergeIni, parseIniText } from "./ini-file.js";
+import { decodeUpholsterSettings, type UpholsterSettings } from "./upholster-section.js";
+
+/** Everything decoded, plus the raw sections for subsystems that decode their own. */
+export interface UpholsterConfig {
+  readonly _tag: "UpholsterConfig";
+  readonly ini: IniSections;
+  readonly smoosh: SmooshConfig;
+  readonly upholster: UpholsterSettings;
+}
+
+/** A config value rejected, or a file that could not be read. */
+export type ConfigProblem = ConfigError | { readonly file: string; readonly message: string };
+
+export const formatConfigProblem = (problem: ConfigProblem): string =>
+  "file" in problem ? `${problem.file}: ${problem.message}` : formatConfigError(problem);
+
+export const isUpholsterConfig = (value: unknown): value is UpholsterConfig =>
+  typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "UpholsterConfig";
+
+/** Decode every section upholster knows; all errors, not the first. */
+export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterConfig> {
+  const smoosh = decodeSmooshConfig(ini);
+  const upholster = decodeUpholsterSettings(ini);
+  const errors = [...(isLeft(smoosh) ? smoosh.left : []), ...(isLeft(upholster) ? upholster.left : [])];
+  if (isLeft(smoosh) || isLeft(upholster)) return left(errors);
+  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right });
+}
+
+export interface LoadConfigOptions {
+  /** The INI file; absent means defaults (plus overrides). */
+  readonly path?: string | undefined;
+  /** Applied over the file (command-line flags), as INI strings so they are decoded the same way. */
+  readonly overrides?: IniSections;
+}
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Either<ConfigProblem[], UpholsterConfig>> {
+  let fileSections: IniSections = {};
+  const problems: ConfigProblem[] = [];
+  if (options.path !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.path, "utf8");
+    } catch (error) {
+      return left([{ file: options.path, message: `cannot read the config file (${error instanceof Error ? error.message : String(error)})` }]);
+    }
+    const parsed = parseIniText(text);
+    fileSections = parsed.sections;
+    problems.push(...parsed.errors);
+  }
+  const decoded = decodeConfig(mergeIni(fileSections, options.overrides ?? {}));
+  if (isLeft(decoded)) problems.push(...decoded.left);
+  if (problems.length > 0 || isLeft(decoded)) return left(problems);
+  return right(decoded.right);
+}

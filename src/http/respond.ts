@@ -1,0 +1,35 @@
+/**
+ * JSON responses the way CouchDB sends them: `application/json`,
+ * `Cache-Control: must-revalidate`, errors as `{"error","reason"}`.
+ */
+import type { ServerResponse } from "node:http";
+import { UPHOLSTER_VERSION } from "../runtime/version.js";
+
+export const SERVER_HEADER = `upholster/${UPHOLSTER_VERSION}`;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Cache-Control": "must-revalidate",
+    "Content-Length": String(Buffer.byteLength(text)),
+    Server: SERVER_HEADER,
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, error: string, reason: string, headers: Readonly<Record<string, string>> = {}): void {
+  sendJson(res, status, { error, reason }, headers);
+}
+
+/** CouchDB: `405 {"error":"method_not_allowed","reason":"Only GET allowed"}`, plus the `Allow` header HTTP asks for. */
+export function sendMethodNotAllowed(res: ServerResponse, allowed: readonly string[]): void {
+  sendError(res, 405, "method_not_allowed", `Only ${allowed.join(",")} allowed`, { Allow: allowed.join(", ") });
+}
+
+export function sendNotFound(res: ServerResponse): void {
+  sendError(res, 404, "not_found", "missing");
+}
+
+export const sendOk = (res: ServerResponse, status = 200): void => sendJson(res, status, { ok: true });

@@ -1,0 +1,101 @@
+/**
+ * upholster's HTTP server: node:http on loopback by default, trying each
+ * mounted RouteHandler in turn. Unknown paths get CouchDB's 404, a handler
+ * that throws gets a 500 (logged) and never takes the server down.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../ports/shell.js";
+import { MAX_BODY_BYTES, tooLarge } from "./body.js";
+import { sendError, sendNotFound } from "./respond.js";
+import type { RouteHandler } from "./types.js";
+
+export interface HttpServerOptions {
+  readonly routes: readonly RouteHandler[];
+  /** Default 127.0.0.1: upholster's API can suspend compaction, so it is not exposed unless asked. */
+  readonly host?: string;
+  /** 0 picks a free port (tests); see `address()`. */
+  readonly port?: number;
+  readonly logger: Logger;
+  readonly maxBodyBytes?: number;
+}
+
+export interface HttpAddress {
+  readonly host: string;
+  readonly port: number;
+  /** `http://host:port`, ready to print or fetch. */
+  readonly url: string;
+}
+
+export interface HttpServer {
+  listen(): Promise<HttpAddress>;
+  /** Stop accepting, end open connections (feeds included), resolve when closed. */
+  close(): Promise<void>;
+  address(): HttpAddress | undefined;
+}
+
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const host = options.host ?? "127.0.0.1";
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const logger = options.logger;
+  let server: Server | undefined;
+  let bound: HttpAddress | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      sendError(res, 400, "bad_request", `malformed request path ${JSON.stringify(req.url)}`);
+      return;
+    }
+    const declaredBytes = Number(req.headers["content-length"] ?? "0");
+    if (Number.isFinite(declaredBytes) && declaredBytes > maxBodyBytes) {
+      const error = tooLarge(maxBodyBytes);
+      // Close after answering: the client may still be sending a body we will not read.
+      sendError(res, error.status, error.error, error.reason, { Connection: "close" });
+      req.resume();
+      return;
+    }
+    for (const route of options.routes) {
+      if (await route(req, res, url)) return;
+    }
+    sendNotFound(res);
+  };
+
+  return {
+    listen() {
+      return new Promise((resolve, reject) => {
+        const created = createServer((req, res) => {
+          handle(req, res).catch((error: unknown) => {
+            const reason = error instanceof Error ? error.message : String(error);
+            logger.error({ method: req.method, path: req.url, err: reason }, "HTTP handler failed");
+            if (!res.headersSent) sendError(res, 500, "unknown_error", reason);
+            else res.destroy();
+          });
+        });
+        created.once("error", reject);
+        created.listen(options.port ?? 0, host, () => {
+          created.off("error", reject);
+          created.on("error", (error) => logger.error({ err: error.message }, "HTTP server error"));
+          const info = created.address() as AddressInfo;
+          const shownHost = info.family === "IPv6" ? `[${info.address}]` : info.address;
+          bound = { host: info.address, port: info.port, url: `http://${shownHost}:${info.port}` };
+          server = created;
+          resolve(bound);
+        });
+      });
+    },
+    close() {
+      const closing = server;
+      server = undefined;
+      bound = undefined;
+      if (closing === undefined) return Promise.resolve();
+      return new Promise((resolve) => {
+        closing.close(() => resolve());
+        closing.closeAllConnections();
+      });
+    },
+    address: () => bound,
+  };
+}

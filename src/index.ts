@@ -1,0 +1,49 @@
+/**
+ * upholster as a library: the composition root (`createUpholster`), the
+ * pieces it is made of, and the types of the ports an embedder implements.
+ */
+
+// --- composition root ---------------------------------------------------------
+export { createUpholster, InvalidConfigError, type Upholster, type UpholsterOptions, type UpholsterStatus } from "./runtime/upholster.js";
+export type { Subsystem } from "./runtime/subsystem.js";
+
+// --- smoosh (auto-compaction) ---------------------------------------------------
+export { createCompactionDaemon, type CompactionDaemon, type CompactionDaemonOptions, type JobSummary } from "./runtime/compaction-daemon.js";
+export {
+  decodeSmooshConfig,
+  defaultSmooshConfig,
+  objectKey,
+  describeObject,
+  type SmooshConfig,
+  type ChannelConfig,
+  type SmooshStatus,
+  type ChannelStatus,
+  type SmooshMetrics,
+  type CompactionObject,
+  type SmooshSnapshot,
+} from "./core/compaction/index.js";
+
+// --- configuration --------------------------------------------------------------
+export { loadConfig, decodeConfig, formatConfigProblem, type UpholsterConfig, type ConfigProblem, type LoadConfigOptions } from "./config/load.js";
+export { parseIniText, mergeIni } from "./config/ini-file.js";
+export { decodeUpholsterSettings, defaultUpholsterSettings, type UpholsterSettings } from "./config/upholster-section.js";
+export { formatConfigError, type ConfigError, type IniSections } from "./core/shared/ini.js";
+
+// --- stores, schedulers, state, logs ------------------------------------------
+export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./adapters/memory/index.js";
+export { createWorkload, type Workload, type WorkloadOptions } from "./adapters/memory/workload.js";
+export { createFileStatePort, createMemoryStatePort, type MemoryStatePort } from "./adapters/state/index.js";
+export { realScheduler, VirtualScheduler } from "./runtime/scheduler.js";
+export { createPinoLogger, createRecordingLogger, silentLogger, type RecordingLogger, type LogLine } from "./runtime/logger.js";
+
+// --- HTTP -----------------------------------------------------------------------
+export { createHttpServer, type HttpServer, type HttpAddress, type HttpServerOptions } from "./http/server.js";
+export { smooshRoutes, type SmooshControl } from "./http/smoosh-routes.js";
+export type { RouteHandler } from "./http/types.js";
+
+// --- ports ----------------------------------------------------------------------
+export type { Store, CompactionStore, DocumentStore, DbInfo, ViewIndexInfo, DesignDoc, JobHandle, JobOutcome } from "./ports/store.js";
+export type { EventSource, EventSourceStatus, StoreEvent, StoreEventListener } from "./ports/events.js";
+export type { Scheduler, Clock, Timers, StatePort, Logger } from "./ports/shell.js";
+
+export { UPHOLSTER_VERSION } from "./runtime/version.js";

@@ -1,0 +1,79 @@
+/**
+ * The `fetch-info` effect: ask the store for an object's sizes and answer the
+ * core with `info-fetched` (`"missing"` when it no longer exists) or
+ * `info-failed`. Database fetches issued in the same step go out as one
+ * `dbInfos` call where the store can batch (CouchDB `POST /_dbs_info`).
+ */
+import type { ObjectInfo, SmooshEffect, SmooshEvent } from "../../core/compaction/index.js";
+import type { CompactionStore, DbInfo } from "../../ports/store.js";
+import { errorText, toDbSizeInfo, toViewSizeInfo } from "./infos.js";
+
+export type FetchInfoEffect = Extract<SmooshEffect, { type: "fetch-info" }>;
+
+/** CouchDB's `_dbs_info` takes at most 100 keys a call. */
+export const DB_INFOS_BATCH_SIZE = 100;
+
+export async function fetchInfos(
+  store: CompactionStore,
+  effects: readonly FetchInfoEffect[],
+  answer: (event: SmooshEvent) => void,
+): Promise<void> {
+  const dbFetches = effects.filter((e) => e.object.kind === "db");
+  const batched = store.dbInfos !== undefined && dbFetches.length > 1;
+  const singles = batched ? effects.filter((e) => e.object.kind !== "db") : effects;
+  await Promise.all([
+    ...singles.map((effect) => fetchOne(store, effect, answer)),
+    ...(batched ? chunks(dbFetches, DB_INFOS_BATCH_SIZE).map((chunk) => fetchDbBatch(store, chunk, answer)) : []),
+  ]);
+}
+
+async function fetchOne(store: CompactionStore, effect: FetchInfoEffect, answer: (event: SmooshEvent) => void): Promise<void> {
+  let info: ObjectInfo | "missing";
+  try {
+    info = await objectInfo(store, effect.object);
+  } catch (error) {
+    answer({ type: "info-failed", requestId: effect.requestId, error: errorText(error) });
+    return;
+  }
+  answer({ type: "info-fetched", requestId: effect.requestId, info });
+}
+
+async function objectInfo(store: CompactionStore, object: FetchInfoEffect["object"]): Promise<ObjectInfo | "missing"> {
+  switch (object.kind) {
+    case "db": {
+      const info = await store.dbInfo(object.db);
+      return info === undefined ? "missing" : toDbSizeInfo(info);
+    }
+    case "view": {
+      const info = await store.viewIndexInfo(object.db, object.ddoc);
+      return info === undefined ? "missing" : toViewSizeInfo(info);
+    }
+    case "cleanup": {
+      // Nothing to size: cleanup only needs the db to still exist.
+      const info = await store.dbInfo(object.db);
+      return info === undefined ? "missing" : { kind: "cleanup" };
+    }
+  }
+}
+
+async function fetchDbBatch(store: CompactionStore, effects: readonly FetchInfoEffect[], answer: (event: SmooshEvent) => void): Promise<void> {
+  const dbs = [...new Set(effects.map((e) => e.object.db))];
+  let infos: Map<string, DbInfo>;
+  try {
+    // Checked by the caller; the non-null path keeps the types honest.
+    infos = store.dbInfos === undefined ? new Map() : await store.dbInfos(dbs);
+  } catch (error) {
+    for (const effect of effects) answer({ type: "info-failed", requestId: effect.requestId, error: errorText(error) });
+    return;
+  }
+  for (const effect of effects) {
+    const info = infos.get(effect.object.db);
+    answer({ type: "info-fetched", requestId: effect.requestId, info: info === undefined ? "missing" : toDbSizeInfo(info) });
+  }
+}
+
+const chunks = <A>(items: readonly A[], size: number): A[][] => {
+  const out: A[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};

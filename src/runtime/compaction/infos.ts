@@ -1,0 +1,37 @@
+/**
+ * Store facts -> the core's facts. The store port speaks CouchDB (`sizes.file`,
+ * opaque seqs); the core wants only what its priority rules read.
+ */
+import type { DbSizeInfo, ViewSizeInfo } from "../../core/compaction/index.js";
+import type { DbInfo, ViewIndexInfo } from "../../ports/store.js";
+
+export const toDbSizeInfo = (info: DbInfo): DbSizeInfo => ({
+  kind: "db",
+  fileBytes: info.fileBytes,
+  activeBytes: info.activeBytes,
+  updateSeq: info.updateSeqNumber,
+  compactedSeq: info.compactedSeqNumber,
+  needsUpgrade: info.needsUpgrade,
+  compactionRunning: info.compactionRunning,
+});
+
+export const toViewSizeInfo = (info: ViewIndexInfo): ViewSizeInfo => ({
+  kind: "view",
+  fileBytes: info.fileBytes,
+  activeBytes: info.activeBytes,
+  needsUpgrade: info.needsUpgrade,
+  compactionRunning: info.compactionRunning,
+});
+
+/** Error text for logs and events: never throws, whatever was thrown. */
+export const errorText = (error: unknown): string => {
+  if (error instanceof Error) return error.message;
+  try {
+    return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+};
+
+/** `"foo"` and `"_design/foo"` both name the design doc `_design/foo`. */
+export const designDocId = (ddoc: string): string => (ddoc.startsWith("_design/") ? ddoc : `_design/${ddoc}`);

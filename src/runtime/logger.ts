@@ -1,0 +1,74 @@
+/**
+ * Loggers for the shell. Production logs are pino JSON lines on stdout, one
+ * structured line per decision; tests use a recording logger so they can
+ * assert on what was logged without parsing stdout.
+ */
+import { pino } from "pino";
+import type { Logger } from "../ports/shell.js";
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export interface PinoLoggerOptions {
+  readonly level?: LogLevelName;
+  /** Where lines go; stdout by default (a pino destination, or any `{ write(line) }`). */
+  readonly destination?: pino.DestinationStream;
+  /** Bound into every line, e.g. `{ service: "upholster" }`. */
+  readonly bindings?: Readonly<Record<string, unknown>>;
+}
+
+/** pino to stdout (or a given stream). pino's API is the port's superset, so it is returned as is. */
+export function createPinoLogger(options: PinoLoggerOptions = {}): Logger {
+  const base = pino(
+    { level: options.level ?? "info", base: { name: "upholster", ...options.bindings } },
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
+  );
+  return base as unknown as Logger;
+}
+
+export interface LogLine {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly msg: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface RecordingLogger extends Logger {
+  /** Every line logged so far (oldest first, at most `maxLines`). */
+  readonly lines: readonly LogLine[];
+  /** Lines whose message contains `text`. */
+  find(text: string): LogLine[];
+}
+
+/**
+ * A silent logger that keeps what it is told, for tests. Bounded: beyond
+ * `maxLines` the oldest lines are dropped.
+ */
+export function createRecordingLogger(maxLines = 10_000, bindings: Readonly<Record<string, unknown>> = {}): RecordingLogger {
+  const lines: LogLine[] = [];
+  const make = (bound: Readonly<Record<string, unknown>>): RecordingLogger => {
+    const record =
+      (level: LogLine["level"]) =>
+      (fields: object, msg: string): void => {
+        lines.push({ level, msg, fields: { ...bound, ...(fields as Record<string, unknown>) } });
+        if (lines.length > maxLines) lines.splice(0, lines.length - maxLines);
+      };
+    return {
+      lines,
+      debug: record("debug"),
+      info: record("info"),
+      warn: record("warn"),
+      error: record("error"),
+      child: (more: object) => make({ ...bound, ...(more as Record<string, unknown>) }),
+      find: (text: string) => lines.filter((line) => line.msg.includes(text)),
+    };
+  };
+  return make(bindings);
+}
+
+/** A logger that drops everything. */
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};

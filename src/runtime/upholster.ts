@@ -1,0 +1,174 @@
+/**
+ * The composition root: one store, one event source, the subsystems, and
+ * (optionally) the HTTP server. Embedders call `createUpholster`; the CLI is a
+ * thin layer over it.
+ */
+import { isLeft } from "fp-ts/lib/Either.js";
+import type { SmooshMetrics, SmooshStatus } from "../core/compaction/index.js";
+import { formatConfigError, type ConfigError, type IniSections } from "../core/shared/ini.js";
+import { decodeConfig, isUpholsterConfig, type UpholsterConfig } from "../config/load.js";
+import { createHttpServer, type HttpAddress, type HttpServer } from "../http/server.js";
+import { serverRoutes } from "../http/server-routes.js";
+import { smooshRoutes } from "../http/smoosh-routes.js";
+import type { EventSource, EventSourceStatus, StoreEvent } from "../ports/events.js";
+import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
+import type { CompactionStore } from "../ports/store.js";
+import { createCompactionDaemon, type CompactionDaemon } from "./compaction-daemon.js";
+import { errorText } from "./compaction/infos.js";
+import { createPinoLogger } from "./logger.js";
+import { realScheduler } from "./scheduler.js";
+import type { Subsystem } from "./subsystem.js";
+
+export interface UpholsterOptions {
+  readonly store: CompactionStore;
+  /** What happens in the store. Its single listener is fanned out to every subsystem. */
+  readonly events: EventSource;
+  /** CouchDB-style INI sections (decoded here; throws InvalidConfigError) or a config from `loadConfig`. Default: all defaults. */
+  readonly config?: IniSections | UpholsterConfig;
+  /** Default: wall time. Pass a VirtualScheduler to simulate. */
+  readonly scheduler?: Scheduler;
+  /** Default: pino on stdout at `[upholster] log_level`. */
+  readonly logger?: Logger;
+  /** Where smoosh checkpoints its queues when `[smoosh] persist = true`. */
+  readonly state?: StatePort;
+  /** Serve the HTTP API. Absent: no server (library use). Port 0 picks a free port. */
+  readonly http?: { readonly port?: number; readonly host?: string };
+  /**
+   * More subsystems, after smoosh: they hear every store event and their
+   * routes are mounted. The db updates feed is added this way (see
+   * `dbUpdatesSubsystem`), as ken and hastings will be.
+   */
+  readonly subsystems?: readonly Subsystem[];
+}
+
+export interface UpholsterStatus {
+  readonly running: boolean;
+  readonly events: EventSourceStatus;
+  readonly subsystems: Readonly<Record<string, unknown>>;
+}
+
+export interface Upholster {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Everything, for `/_upholster/status`: event source mode, each subsystem's status. */
+  status(): UpholsterStatus;
+  /** Counters of every subsystem, by name. */
+  metrics(): { readonly smoosh: SmooshMetrics } & Readonly<Record<string, unknown>>;
+  /** CouchDB 3.4's `/_smoosh/status` shape. */
+  smooshStatus(): SmooshStatus;
+  suspend(): void;
+  resume(): void;
+  enqueue(db: string, ddoc?: string): void;
+  enqueueAll(scope: "dbs" | "views"): void;
+  flush(): void;
+  /** Where the HTTP API listens, once started with `http`. */
+  httpAddress(): HttpAddress | undefined;
+  /** The compaction daemon itself, for finer control (jobs, whenIdle, reconfigure). */
+  readonly smoosh: CompactionDaemon;
+}
+
+/** Thrown by createUpholster for INI sections that do not decode; `errors` names each section, key and value. */
+export class InvalidConfigError extends Error {
+  constructor(readonly errors: readonly ConfigError[]) {
+    super(`invalid configuration:\n${errors.map(formatConfigError).join("\n")}`);
+    this.name = "InvalidConfigError";
+  }
+}
+
+export function createUpholster(options: UpholsterOptions): Upholster {
+  const config = resolveConfig(options.config);
+  const scheduler = options.scheduler ?? realScheduler();
+  const logger = options.logger ?? createPinoLogger({ level: config.upholster.logLevel });
+  const { store, events } = options;
+
+  const smoosh = createCompactionDaemon({ store, scheduler, config: config.smoosh, logger, state: options.state });
+
+  // The subsystems: smoosh, then what the caller adds (the db updates feed
+  // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`; ken, hastings later).
+  const subsystems: Subsystem[] = [
+    {
+      name: "smoosh",
+      start: () => smoosh.start(),
+      stop: () => smoosh.stop(),
+      handleStoreEvent: (event) => smoosh.handleStoreEvent(event),
+      routes: [smooshRoutes(smoosh)],
+      status: () => smoosh.status(),
+      metrics: () => smoosh.metrics(),
+    },
+    ...(options.subsystems ?? []),
+  ];
+
+  let running = false;
+  let http: HttpServer | undefined;
+
+  const fanOut = (event: StoreEvent): void => {
+    for (const subsystem of subsystems) {
+      try {
+        subsystem.handleStoreEvent(event);
+      } catch (error) {
+        logger.error({ subsystem: subsystem.name, event: event.type, err: errorText(error) }, "a subsystem failed on a store event");
+      }
+    }
+  };
+
+  const byName = (pick: (s: Subsystem) => unknown): Record<string, unknown> =>
+    Object.fromEntries(subsystems.map((s) => [s.name, pick(s)]));
+
+  const status = (): UpholsterStatus => ({ running, events: events.status(), subsystems: byName((s) => s.status()) });
+  const metrics = () => ({ ...byName((s) => s.metrics()), smoosh: smoosh.metrics() });
+
+  return {
+    async start() {
+      if (running) return;
+      for (const subsystem of subsystems) await subsystem.start();
+      await events.start(fanOut);
+      if (options.http !== undefined) {
+        http = createHttpServer({
+          routes: [
+            serverRoutes({ isUp: () => running, status, metrics }),
+            ...subsystems.flatMap((s) => s.routes),
+          ],
+          host: options.http.host ?? config.upholster.bindAddress,
+          port: options.http.port ?? config.upholster.port,
+          logger,
+        });
+        try {
+          const address = await http.listen();
+          logger.info({ url: address.url }, "HTTP API listening");
+        } catch (error) {
+          // Do not leave subsystems running behind a port we could not bind.
+          http = undefined;
+          await events.stop();
+          for (const subsystem of [...subsystems].reverse()) await subsystem.stop();
+          throw error;
+        }
+      }
+      running = true;
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      await http?.close();
+      http = undefined;
+      await events.stop();
+      for (const subsystem of [...subsystems].reverse()) await subsystem.stop();
+    },
+    status,
+    metrics,
+    smooshStatus: () => smoosh.status(),
+    suspend: () => smoosh.suspend(),
+    resume: () => smoosh.resume(),
+    enqueue: (db, ddoc) => smoosh.enqueue(db, ddoc),
+    enqueueAll: (scope) => smoosh.enqueueAll(scope),
+    flush: () => smoosh.flush(),
+    httpAddress: () => http?.address(),
+    smoosh,
+  };
+}
+
+function resolveConfig(config: IniSections | UpholsterConfig | undefined): UpholsterConfig {
+  if (isUpholsterConfig(config)) return config;
+  const decoded = decodeConfig(config ?? {});
+  if (isLeft(decoded)) throw new InvalidConfigError(decoded.left);
+  return decoded.right;
+}

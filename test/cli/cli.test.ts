@@ -1,0 +1,152 @@
+/**
+ * The CLI as a user meets it: spawned processes, real ports, real signals.
+ * Waits are for conditions (a line printed, a process exited) with generous
+ * limits, never assertions on how long something took.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const MAIN = join(ROOT, "src/cli/main.ts");
+
+interface Running {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+const started: Running[] = [];
+
+function upholster(args: readonly string[]): Running {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const running: Running = {
+    child,
+    stdout: "",
+    stderr: "",
+    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
+  };
+  child.stdout!.on("data", (chunk: Buffer) => (running.stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (running.stderr += chunk.toString()));
+  started.push(running);
+  return running;
+}
+
+async function waitFor<A>(probe: () => A | undefined, what: string, limitMs = 45_000): Promise<A> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const listeningUrl = (run: Running): Promise<string> =>
+  waitFor(() => /upholster listening on (http:\/\/\S+)/.exec(run.stdout)?.[1], `the listening line (stdout: ${run.stdout}; stderr: ${run.stderr})`);
+
+afterEach(() => {
+  for (const run of started.splice(0)) if (run.child.exitCode === null) run.child.kill("SIGKILL");
+});
+
+describe("upholster CLI", () => {
+  it("--help lists the commands, and each command has its own help", async () => {
+    const top = upholster(["--help"]);
+    expect(await top.exited).toBe(0);
+    expect(top.stdout).toContain("run [options]");
+    expect(top.stdout).toContain("status [options]");
+    const run = upholster(["run", "--help"]);
+    expect(await run.exited).toBe(0);
+    for (const flag of ["--config", "--port", "--host", "--no-demo", "--log-level"]) expect(run.stdout).toContain(flag);
+    const status = upholster(["status", "--help"]);
+    expect(await status.exited).toBe(0);
+    expect(status.stdout).toContain("--url");
+  });
+
+  it("run --port 0 prints where it listens; status --url prints the channels; SIGTERM stops it cleanly", async () => {
+    const daemon = upholster(["run", "--port", "0", "--no-demo", "--log-level", "warn"]);
+    const url = await listeningUrl(daemon);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const status = upholster(["status", "--url", url]);
+    expect(await status.exited).toBe(0);
+    const lines = status.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^channel\s+active\s+starting\s+waiting\s+min\s+max$/);
+    const names = lines.slice(1).map((line) => line.split(/\s+/)[0]);
+    expect(names.sort()).toEqual(["index_cleanup", "ratio_dbs", "ratio_views", "slack_dbs", "slack_views", "upgrade_dbs", "upgrade_views"]);
+    expect(lines[1]).toMatch(/\s0\s+0\s+0\s+0\s+0$/);
+
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+  });
+
+  it("the demo starts by default and the config file is honoured (port, demo = false)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "upholster-cli-"));
+    const file = join(dir, "upholster.ini");
+    writeFileSync(file, "[upholster]\nport = 0\ndemo = false\nlog_level = warn\n\n[smoosh]\nwait_secs = 5\n");
+    writeFileSync(file, "[admins]\nadmin = secret\n[chttpd_auth]\niterations = 1000\n", { flag: "a" });
+    const quiet = upholster(["run", "--config", file]);
+    const url = await listeningUrl(quiet);
+    expect(quiet.stdout).not.toContain("demo workload");
+    // The db updates feed is mounted, for the [admins] of the file only.
+    expect((await fetch(`${url}/_db_updates`)).status).toBe(401);
+    const feed = await fetch(`${url}/_db_updates`, { headers: { Authorization: `Basic ${Buffer.from("admin:secret").toString("base64")}` } });
+    expect(feed.status).toBe(200);
+    expect(await feed.json()).toHaveProperty("results");
+    quiet.child.kill("SIGINT");
+    expect(await quiet.exited).toBe(0);
+
+    const demo = upholster(["run", "--port", "0", "--log-level", "warn"]);
+    await waitFor(() => (demo.stdout.includes("demo workload on 6 dbs") ? true : undefined), "the demo line");
+    demo.child.kill("SIGINT");
+    expect(await demo.exited).toBe(0);
+  });
+
+  it("a bad config file exits 2 and names every section, key and value", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "upholster-cli-"));
+    const file = join(dir, "bad.ini");
+    writeFileSync(file, "[smoosh]\nwait_secs = soon\n\n[smoosh.ratio_dbs]\nmin_priority = lots\n\n[upholster]\nport = 70000\n");
+    const run = upholster(["run", "--config", file]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr).toContain('[smoosh] wait_secs = "soon"');
+    expect(run.stderr).toContain('[smoosh.ratio_dbs] min_priority = "lots"');
+    expect(run.stderr).toContain('[upholster] port = "70000"');
+  });
+
+  it("bad flags are reported like config values; a missing file is named", async () => {
+    const flags = upholster(["run", "--port", "http"]);
+    expect(await flags.exited).toBe(2);
+    expect(flags.stderr).toContain('[upholster] port = "http"');
+    const missing = upholster(["run", "--config", "/nonexistent/upholster.ini"]);
+    expect(await missing.exited).toBe(2);
+    expect(missing.stderr).toContain("/nonexistent/upholster.ini");
+  });
+
+  it("a port already taken exits 1 with the reason", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const run = upholster(["run", "--port", String(port), "--no-demo", "--log-level", "silent"]);
+      expect(await run.exited).toBe(1);
+      expect(run.stderr).toContain("EADDRINUSE");
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("status against nothing listening exits 1 and says where it looked", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    const status = upholster(["status", "--url", `http://127.0.0.1:${port}`]);
+    expect(await status.exited).toBe(1);
+    expect(status.stderr).toContain(`cannot reach upholster at http://127.0.0.1:${port}`);
+  });
+});

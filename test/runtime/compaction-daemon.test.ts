@@ -1,0 +1,232 @@
+/**
+ * The compaction daemon on a VirtualScheduler and the in-memory store: the
+ * same runtime code as production, time moved by the test.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { createMemoryStatePort } from "../../src/adapters/state/index.js";
+import type { CompactionStore } from "../../src/ports/store.js";
+import { advanceUntil, fileBytesOf, growGarbage, makeWorld, START_MS } from "./world.js";
+
+const WAIT_SECS = 30;
+
+describe("compaction daemon", () => {
+  it("compacts a db that grew garbage once wait_secs has passed, and its file shrinks", async () => {
+    const world = makeWorld();
+    growGarbage(world.store, "grown"); // before start: found by the start-up scan
+    const before = await fileBytesOf(world.store, "grown");
+    const active = (await world.store.dbInfo("grown"))?.activeBytes ?? 0;
+    expect(before / active).toBeGreaterThan(2); // qualifies for ratio_dbs (min_priority 2.0)
+    await world.daemon.start();
+    world.store.putDoc("grown", { _id: "one-more" }); // a write: smoosh checks the db and queues it
+
+    // Channels start paused: nothing may start inside wait_secs.
+    await world.scheduler.advanceByAsync(WAIT_SECS * 1000 - 1);
+    await world.daemon.whenIdle();
+    expect(world.jobCalls).toEqual([]);
+    expect(world.daemon.status().channels["ratio_dbs"]?.waiting.size).toBe(1);
+
+    expect(await advanceUntil(world, () => world.daemon.metrics().finished >= 1)).toBe(true);
+    expect(world.jobCalls[0]?.object).toEqual({ kind: "db", db: "grown" });
+    expect(world.jobCalls[0]!.atMs).toBeGreaterThanOrEqual(START_MS + WAIT_SECS * 1000);
+    const after = await fileBytesOf(world.store, "grown");
+    expect(after).toBeLessThan(before / 2);
+    expect(world.daemon.metrics().bytesReclaimed).toBeGreaterThan(0);
+    expect(world.logger.lines.some((l) => l.fields["subsystem"] === "smoosh")).toBe(true);
+    await world.daemon.stop();
+  });
+
+  it("adopts a compaction someone else started instead of starting a second one", async () => {
+    const world = makeWorld({ ini: { smoosh: { wait_secs: "0" } } });
+    growGarbage(world.store, "busy", 3000, 4);
+    // An operator's POST /busy/_compact, running when smoosh looks at the db.
+    const theirs = await world.store.startJob({ kind: "db", db: "busy" });
+    await world.daemon.start();
+    world.daemon.enqueue("busy");
+    expect(await advanceUntil(world, () => world.daemon.metrics().finished >= 1, 100)).toBe(true);
+    expect(world.jobCalls.map((c) => c.adopt)).toEqual([true]);
+    expect(world.daemon.metrics().adopted).toBe(1);
+    expect((await theirs.done).ok).toBe(true);
+    await world.daemon.stop();
+  });
+
+  it("a db that grows while the daemon runs is compacted once it qualifies (re-checked after staleness)", async () => {
+    const world = makeWorld();
+    await world.daemon.start();
+    world.store.createDb("growing");
+    const revs = new Map<string, string>();
+    let round = 0;
+    // 300 docs rewritten every 10 virtual seconds: the file grows, live data does not.
+    const writeRound = () => {
+      const results = world.store.writeDocs(
+        "growing",
+        Array.from({ length: 300 }, (_, i) => ({ _id: `d${i}`, _rev: revs.get(`d${i}`), round, pad: "y".repeat(800) })),
+      );
+      for (const r of results) if (r.ok) revs.set(r.id, r.rev);
+      round++;
+    };
+    const compacted = await advanceUntil(
+      world,
+      () => {
+        if (world.daemon.metrics().finished >= 1) return true;
+        writeRound();
+        return false;
+      },
+      10_000,
+      120,
+    );
+    expect(compacted).toBe(true);
+    const info = await world.store.dbInfo("growing");
+    expect(info!.fileBytes / info!.activeBytes).toBeLessThan(2);
+    // Found no later than staleness (5 min) + the time to qualify, not at the first (tiny) write.
+    expect(world.jobCalls[0]!.atMs - START_MS).toBeLessThanOrEqual(20 * 60_000);
+    await world.daemon.stop();
+  });
+
+  it("backs off after failures, then succeeds (never a fixed 2 s loop)", async () => {
+    const world = makeWorld({ ini: { smoosh: { wait_secs: "0", retry_initial_secs: "5", retry_max_secs: "3600" } } });
+    growGarbage(world.store, "flaky");
+    world.store.failNextJobs("flaky", 2, "disk full");
+    await world.daemon.start();
+    world.daemon.enqueue("flaky");
+    expect(await advanceUntil(world, () => world.daemon.metrics().finished >= 1)).toBe(true);
+    expect(world.daemon.metrics().failed).toBe(2);
+    const starts = world.jobCalls.filter((c) => !c.adopt).map((c) => c.atMs);
+    expect(starts).toHaveLength(3);
+    // The gaps grow: 5 s then 10 s at least (plus the check before each start).
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(5000);
+    expect(starts[2]! - starts[1]!).toBeGreaterThanOrEqual(10_000);
+    expect(world.logger.lines.some((l) => JSON.stringify(l).includes("disk full"))).toBe(true);
+    await world.daemon.stop();
+  });
+
+  it("persists queues and restores them after a restart", async () => {
+    const state = createMemoryStatePort();
+    const ini = { smoosh: { persist: "true", checkpoint_secs: "10" } };
+    const first = makeWorld({ ini, state });
+    growGarbage(first.store, "queued-a");
+    growGarbage(first.store, "queued-b", 1200, 4);
+    await first.daemon.start();
+    first.daemon.suspend(); // keep them queued
+    first.daemon.enqueue("queued-a");
+    first.daemon.enqueue("queued-b");
+    expect(await advanceUntil(first, () => first.daemon.status().channels["ratio_dbs"]?.waiting.size === 2)).toBe(true);
+    expect(await advanceUntil(first, () => state.keys().includes("smoosh"))).toBe(true);
+    await first.daemon.stop();
+
+    const second = makeWorld({ ini, state, scheduler: first.scheduler, store: first.store });
+    await second.daemon.start();
+    await second.daemon.whenIdle();
+    expect(second.daemon.status().channels["ratio_dbs"]?.waiting.size).toBe(2);
+    await second.daemon.stop();
+  });
+
+  it("ignores a saved state that does not decode, logs it, and starts empty", async () => {
+    const state = createMemoryStatePort({ smoosh: { version: 99, channels: "nope" } });
+    const world = makeWorld({ ini: { smoosh: { persist: "true" } }, state });
+    await world.daemon.start();
+    await world.daemon.whenIdle();
+    expect(world.daemon.isRunning()).toBe(true);
+    expect(world.logger.find("does not decode")).toHaveLength(1);
+    expect(Object.values(world.daemon.status().channels).every((c) => c.waiting.size === 0)).toBe(true);
+    await world.daemon.stop();
+  });
+
+  it("batches db info fetches issued together through dbInfos", async () => {
+    let dbInfosCalls = 0;
+    let dbInfoCalls = 0;
+    const world = makeWorld({
+      wrapStore: (store): CompactionStore => ({
+        ...store,
+        dbInfo: (db) => {
+          dbInfoCalls++;
+          return store.dbInfo(db);
+        },
+        dbInfos: (dbs) => {
+          dbInfosCalls++;
+          return store.dbInfos!(dbs);
+        },
+      }),
+    });
+    for (let i = 0; i < 6; i++) world.store.createDb(`small-${i}`);
+    await world.daemon.start();
+    world.daemon.enqueueAll("dbs");
+    expect(await advanceUntil(world, () => world.daemon.metrics().enqueued + dbInfosCalls > 0 && dbInfosCalls > 0)).toBe(true);
+    expect(dbInfosCalls).toBeGreaterThan(0);
+    expect(dbInfoCalls).toBeLessThan(6);
+    await world.daemon.stop();
+  });
+
+  it("one db whose info always fails does not stop the others", async () => {
+    const world = makeWorld({
+      ini: { smoosh: { wait_secs: "0" } },
+      wrapStore: (store): CompactionStore => ({
+        ...store,
+        dbInfos: undefined,
+        dbInfo: (db) => (db === "broken" ? Promise.reject(new Error("shard map unreadable")) : store.dbInfo(db)),
+      }),
+    });
+    growGarbage(world.store, "broken", 800, 4);
+    growGarbage(world.store, "healthy", 800, 4);
+    await world.daemon.start();
+    world.daemon.enqueue("broken");
+    world.daemon.enqueue("healthy");
+    expect(await advanceUntil(world, () => world.daemon.metrics().finished >= 1)).toBe(true);
+    expect(world.jobCalls.map((c) => c.object.db)).toEqual(["healthy"]);
+    expect(world.daemon.isRunning()).toBe(true);
+    await world.daemon.stop();
+  });
+
+  it("stop() leaves no timer behind", async () => {
+    const world = makeWorld();
+    await world.daemon.start();
+    growGarbage(world.store, "a", 200, 1);
+    await world.daemon.whenIdle();
+    await world.daemon.stop();
+    const pending = world.scheduler.pendingTimers();
+    await world.scheduler.advanceByAsync(3_600_000);
+    expect(world.jobCalls).toEqual([]);
+    expect(world.scheduler.pendingTimers()).toBeLessThanOrEqual(pending);
+  });
+
+  it("property: whatever dbs are written, concurrency per channel is never exceeded and every qualifying db ends compacted", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ docs: fc.integer({ min: 50, max: 1500 }), rounds: fc.integer({ min: 0, max: 5 }) }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 2 }),
+        async (dbs, concurrency) => {
+          const world = makeWorld({
+            ini: {
+              smoosh: { wait_secs: "0", db_channels: "ratio_dbs" },
+              "smoosh.ratio_dbs": { concurrency: String(concurrency) },
+            },
+          });
+          dbs.forEach((db, i) => growGarbage(world.store, `db-${i}`, db.docs, db.rounds, 400));
+          await world.daemon.start();
+          const qualifying: string[] = [];
+          for (const [i] of dbs.entries()) {
+            const info = await world.store.dbInfo(`db-${i}`);
+            if (info !== undefined && info.fileBytes > 1_048_576 && info.activeBytes > 0 && info.fileBytes / info.activeBytes > 2.0) qualifying.push(`db-${i}`);
+          }
+          let maxRunning = 0;
+          const quiet = await advanceUntil(
+            world,
+            () => {
+              const running = world.daemon.status().channels["ratio_dbs"]!;
+              maxRunning = Math.max(maxRunning, running.active + running.starting, world.store.activeTasks().length);
+              return world.daemon.metrics().finished >= qualifying.length && running.waiting.size === 0 && running.active === 0;
+            },
+            250,
+            2000,
+          );
+          await world.daemon.stop();
+          expect(quiet).toBe(true);
+          expect(maxRunning).toBeLessThanOrEqual(concurrency);
+          const compacted = [...new Set(world.jobCalls.map((c) => c.object.db))].sort();
+          expect(compacted).toEqual([...qualifying].sort());
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+});
