@@ -17,3 +17,8 @@ export { decodeSmooshConfig, defaultSmooshConfig, type SmooshConfig, type Channe
 export { initSmoosh, step, smooshStatus, smooshMetrics, activeJobs, type SmooshState, type Step } from "./server.js";
 export { objectKey, describeObject } from "./object.js";
 export { type SmooshSnapshot } from "./snapshot.js";
+// Additions beyond the pinned contract: the snapshot codec the shell decodes
+// persisted state with, and a snapshot on demand (shutdown).
+export { SmooshSnapshotC, type SmooshSnapshotJson } from "./snapshot.js";
+export { smooshSnapshot } from "./server.js";
+export { type PriorityMethod } from "./config.js";

@@ -7,6 +7,9 @@
  * comparable, replayable.
  */
 
+import type { SmooshConfig } from "./config.js";
+import type { SmooshSnapshot } from "./snapshot.js";
+
 export type DbName = string;
 /** A design document id, always with its prefix: `_design/foo`. */
 export type DesignDocId = string;
@@ -86,12 +89,12 @@ export type SmooshEvent =
     }
   | { readonly type: "list-failed"; readonly purpose: ListPurpose; readonly db?: DbName; readonly error: string }
   | { readonly type: "tick" }
-  | { readonly type: "config-changed"; readonly config: import("./config.js").SmooshConfig }
+  | { readonly type: "config-changed"; readonly config: SmooshConfig }
   | { readonly type: "suspend" }
   | { readonly type: "resume" }
   | { readonly type: "flush" }
   | { readonly type: "enqueue-all"; readonly scope: "dbs" | "views" }
-  | { readonly type: "state-restored"; readonly snapshot: import("./snapshot.js").SmooshSnapshot };
+  | { readonly type: "state-restored"; readonly snapshot: SmooshSnapshot };
 
 /** Effects: what the core asks the shell to do. The shell answers with events. */
 export type SmooshEffect =
@@ -116,7 +119,7 @@ export type SmooshEffect =
   | { readonly type: "list-design-docs"; readonly db: DbName; readonly purpose: ListPurpose }
   /** Wake the core with a `tick` event at (or soon after) this time. Only the latest request counts. */
   | { readonly type: "schedule-tick"; readonly atMs: number }
-  | { readonly type: "persist"; readonly snapshot: import("./snapshot.js").SmooshSnapshot }
+  | { readonly type: "persist"; readonly snapshot: SmooshSnapshot }
   | {
       readonly type: "log";
       readonly level: LogLevel;

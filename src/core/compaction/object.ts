@@ -1,0 +1,42 @@
+/**
+ * Naming compaction objects: a stable key for maps and queues, a readable
+ * form for logs, and the few relations between objects the rules need.
+ */
+import type { CompactionObject, DbName } from "./types.js";
+
+// NUL cannot occur in a CouchDB db name or doc id, so keys cannot collide and
+// every key of a db starts with `db + "\u0000"`.
+const SEP = "\u0000";
+
+/** Stable and unique per object: equal objects give equal keys. */
+export const objectKey = (object: CompactionObject): string => {
+  switch (object.kind) {
+    case "db":
+      return `${object.db}${SEP}db`;
+    case "view":
+      return `${object.db}${SEP}view${SEP}${object.ddoc}`;
+    case "cleanup":
+      return `${object.db}${SEP}cleanup`;
+  }
+};
+
+/** For logs, as CouchDB's `smoosh_utils:stringify`: "db", "db _design/x", "cleanup db". */
+export const describeObject = (object: CompactionObject): string => {
+  switch (object.kind) {
+    case "db":
+      return object.db;
+    case "view":
+      return `${object.db} ${object.ddoc}`;
+    case "cleanup":
+      return `cleanup ${object.db}`;
+  }
+};
+
+/** The db an object belongs to (what the ignore list and `db-deleted` match on). */
+export const objectDb = (object: CompactionObject): DbName => object.db;
+
+/** The index cleanup object of a db. */
+export const cleanupOf = (db: DbName): CompactionObject => ({ kind: "cleanup", db });
+
+/** Every key of an object of `db` starts with this. */
+export const dbKeyPrefix = (db: DbName): string => `${db}${SEP}`;

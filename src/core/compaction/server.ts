@@ -1,0 +1,187 @@
+/**
+ * smoosh as a reducer: `step(state, event, nowMs) -> { state, effects }`.
+ *
+ * Each step handles its event, then runs the same pipeline: due retries,
+ * rescans and checkpoints; waiting checks and listings into free slots; free
+ * channel slots filled from the queues; running jobs suspended or resumed as
+ * they should be; and one `schedule-tick` when the next wake-up time changed.
+ * The rules live in the files named after them; this file only routes.
+ */
+import { configuredChannels, type SmooshConfig } from "./config.js";
+import { channelStatus, createChannel } from "./channel.js";
+import {
+  onCheckAnswered,
+  onDbsListed,
+  onDesignDocsListed,
+  onListingDone,
+  pumpChecks,
+  pumpListings,
+  requestCheck,
+} from "./checks.js";
+import { maybeCheckpoint, maybeRescan, pruneStaleness, scheduleTick } from "./housekeeping.js";
+import {
+  fireDueRetries,
+  onJobFailed,
+  onJobFinished,
+  onJobStarted,
+  onPrecheckAnswered,
+  reconcileSuspensions,
+  startWhatCan,
+} from "./jobs.js";
+import { cleanupOf } from "./object.js";
+import { BoundedFifo, PMap, TimedKeys } from "./persistent.js";
+import { restoreSnapshot, takeSnapshot } from "./persistence.js";
+import { emptyQueue } from "./queue.js";
+import { dropDb, applyConfig } from "./reconfigure.js";
+import type { SmooshSnapshot } from "./snapshot.js";
+import { log, setChannel, update, zeroMetrics, type ChannelState, type Draft, type SmooshState, type Step } from "./state.js";
+import type { CompactionObject, SmooshEvent, SmooshMetrics, SmooshStatus } from "./types.js";
+
+export type { SmooshState, Step } from "./state.js";
+
+const afterEvent = (d: Draft): Step => {
+  pruneStaleness(d);
+  fireDueRetries(d);
+  maybeRescan(d);
+  maybeCheckpoint(d);
+  pumpListings(d);
+  pumpChecks(d);
+  startWhatCan(d);
+  reconcileSuspensions(d);
+  scheduleTick(d);
+  return { state: d.state, effects: d.effects };
+};
+
+/** A fresh core: every channel paused for `wait_secs`; the first rescan when they unpause. */
+export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
+  const channels = new Map<string, ChannelState>();
+  for (const channel of configuredChannels(config)) {
+    channels.set(channel.name, createChannel(channel, nowMs, config.waitSecs));
+  }
+  const state: SmooshState = {
+    config,
+    ignored: new Set(config.ignoredDbs),
+    channels,
+    jobs: new Map(),
+    runningKeys: new Map(),
+    fetches: new Map(),
+    fetchingKeys: new Map(),
+    pendingChecks: BoundedFifo.empty(config.maxPendingChecks),
+    pendingListings: BoundedFifo.empty(config.maxPendingChecks),
+    listingsInFlight: new Map(),
+    checkedAt: TimedKeys.empty(),
+    retries: TimedKeys.empty(),
+    failures: PMap.empty(),
+    suspended: false,
+    nextId: 1,
+    metrics: zeroMetrics,
+    nextRescanAtMs: config.rescanIntervalSecs > 0 ? nowMs + config.waitSecs * 1000 : undefined,
+    nextCheckpointAtMs: config.persist ? nowMs + config.checkpointSecs * 1000 : undefined,
+    scheduledTickAtMs: undefined,
+  };
+  const d: Draft = { state, nowMs, effects: [] };
+  log(d, "info", "smoosh: started", { channels: [...channels.keys()], waitSecs: config.waitSecs });
+  return afterEvent(d);
+};
+
+const handle = (d: Draft, event: SmooshEvent): void => {
+  switch (event.type) {
+    case "object-updated":
+      requestCheck(d, event.object, { force: event.force === true });
+      return;
+    case "db-created":
+      // A new db is empty: nothing to compact until it is written.
+      return;
+    case "db-deleted":
+      dropDb(d, event.db);
+      return;
+    case "design-doc-updated":
+      // index_cleanup: a changed design doc may leave old index files behind.
+      requestCheck(d, cleanupOf(event.db), { force: false });
+      requestCheck(d, { kind: "view", db: event.db, ddoc: event.ddoc }, { force: false });
+      return;
+    case "info-fetched":
+    case "info-failed": {
+      const answer = event.type === "info-fetched" ? event.info : { error: event.error };
+      const job = d.state.jobs.get(event.requestId);
+      if (job !== undefined) onPrecheckAnswered(d, job, answer);
+      else onCheckAnswered(d, event.requestId, answer);
+      return;
+    }
+    case "job-started":
+    case "job-start-failed":
+    case "job-finished":
+    case "job-failed": {
+      const job = d.state.jobs.get(event.jobId);
+      if (job === undefined || job.phase === "precheck") {
+        log(d, "debug", "smoosh: event for an unknown job, ignored", { type: event.type, jobId: event.jobId });
+        return;
+      }
+      if (event.type === "job-started") onJobStarted(d, job);
+      else if (event.type === "job-finished") onJobFinished(d, job, event.reclaimedBytes);
+      else onJobFailed(d, job, event.error, event.type === "job-start-failed");
+      return;
+    }
+    case "dbs-listed":
+      onDbsListed(d, event.purpose, event.dbs);
+      return;
+    case "design-docs-listed":
+      onDesignDocsListed(d, event.purpose, event.db, event.ddocs);
+      return;
+    case "list-failed":
+      if (event.db !== undefined) onListingDone(d, event.db, event.purpose);
+      log(d, "warn", "smoosh: listing failed", { purpose: event.purpose, db: event.db ?? null, error: event.error });
+      return;
+    case "tick":
+      return;
+    case "config-changed":
+      applyConfig(d, event.config);
+      return;
+    case "suspend":
+      update(d, { suspended: true });
+      log(d, "info", "smoosh: suspended", {});
+      return;
+    case "resume":
+      update(d, { suspended: false });
+      log(d, "info", "smoosh: resumed", {});
+      return;
+    case "flush":
+      for (const [name, channel] of d.state.channels) setChannel(d, name, { ...channel, queue: emptyQueue() });
+      update(d, { pendingChecks: BoundedFifo.empty(d.state.config.maxPendingChecks) });
+      log(d, "info", "smoosh: flushed every queue", {});
+      return;
+    case "enqueue-all":
+      d.effects.push({ type: "list-dbs", purpose: event.scope === "dbs" ? "enqueue-all-dbs" : "enqueue-all-views" });
+      return;
+    case "state-restored":
+      restoreSnapshot(d, event.snapshot);
+      return;
+  }
+};
+
+export const step = (state: SmooshState, event: SmooshEvent, nowMs: number): Step => {
+  const d: Draft = { state, nowMs, effects: [] };
+  handle(d, event);
+  return afterEvent(d);
+};
+
+/** CouchDB 3.4's `/_smoosh/status` body, one entry per configured channel. */
+export const smooshStatus = (state: SmooshState): SmooshStatus => {
+  const channels: Record<string, ReturnType<typeof channelStatus>> = {};
+  for (const [name, channel] of state.channels) channels[name] = channelStatus(state, channel);
+  return { channels };
+};
+
+export const smooshMetrics = (state: SmooshState): SmooshMetrics => state.metrics;
+
+/** Jobs the store knows about (start-job emitted), for the shell and status. */
+export const activeJobs = (
+  state: SmooshState,
+): ReadonlyArray<{ jobId: number; channel: string; object: CompactionObject; adopted: boolean }> =>
+  [...state.jobs.values()]
+    .filter((job) => job.phase !== "precheck")
+    .map(({ jobId, channel, object, adopted }) => ({ jobId, channel, object, adopted }));
+
+/** A snapshot on demand (e.g. at shutdown); the periodic one comes as a `persist` effect. */
+export const smooshSnapshot = (state: SmooshState, nowMs: number): SmooshSnapshot => takeSnapshot(state, nowMs);
+

@@ -1,0 +1,136 @@
+/**
+ * The reducer's state, and the draft a step works on: a shallow copy whose
+ * fields are replaced (never mutated), plus the effects emitted so far.
+ * Large collections are persistent (see persistent.ts, queue.ts), so a step
+ * costs O(log n) however many databases there are; the small maps (jobs,
+ * fetches in flight: bounded by concurrency and `max_info_requests`) are
+ * plain copies.
+ */
+import type { ChannelConfig, SmooshConfig } from "./config.js";
+import type { BoundedFifo, PMap, TimedKeys } from "./persistent.js";
+import type { PriorityQueue } from "./queue.js";
+import type { CompactionObject, DbName, ListPurpose, LogLevel, SmooshEffect, SmooshMetrics } from "./types.js";
+
+export interface ChannelState {
+  readonly config: ChannelConfig;
+  readonly queue: PriorityQueue<CompactionObject>;
+  /** Channels start paused (CouchDB's `wait_secs`) to observe before choosing. */
+  readonly pausedUntilMs: number;
+}
+
+/**
+ * `precheck`: taken from the queue, priority being re-checked (counts as
+ * CouchDB's "starting"); `starting`: start-job emitted; `active`: running.
+ */
+export type JobPhase = "precheck" | "starting" | "active";
+
+export interface Job {
+  readonly jobId: number;
+  readonly channel: string;
+  readonly object: CompactionObject;
+  readonly key: string;
+  /** The priority it was queued with (put back at it if it cannot start after all). */
+  readonly priority: number;
+  readonly phase: JobPhase;
+  readonly adopted: boolean;
+  /** A suspend-job was emitted and not yet undone. */
+  readonly suspended: boolean;
+}
+
+export interface PendingListing {
+  readonly db: DbName;
+  readonly purpose: ListPurpose;
+}
+
+export interface RetryEntry {
+  readonly object: CompactionObject;
+  readonly attempt: number;
+}
+
+export interface SmooshState {
+  readonly config: SmooshConfig;
+  readonly ignored: ReadonlySet<DbName>;
+  /** In configured order: db channels, view channels, cleanup channels. */
+  readonly channels: ReadonlyMap<string, ChannelState>;
+  /** Every job in any phase, including jobs of channels removed by a config change. */
+  readonly jobs: ReadonlyMap<number, Job>;
+  /** Object key -> job id: an object never runs twice. */
+  readonly runningKeys: ReadonlyMap<string, number>;
+  /** Enqueue checks in flight: request id -> object, and object key -> request id. */
+  readonly fetches: ReadonlyMap<number, CompactionObject>;
+  readonly fetchingKeys: ReadonlyMap<string, number>;
+  /** Objects waiting for a free info fetch. */
+  readonly pendingChecks: BoundedFifo<CompactionObject>;
+  /** Dbs waiting to have their design docs listed, and listings in flight. */
+  readonly pendingListings: BoundedFifo<PendingListing>;
+  readonly listingsInFlight: ReadonlyMap<string, PendingListing>;
+  /** Staleness memory: when each object was last checked (pruned as it expires). */
+  readonly checkedAt: TimedKeys<true>;
+  /** Failed objects waiting for their back-off, keyed by when they are due. */
+  readonly retries: TimedKeys<RetryEntry>;
+  /** Consecutive failures per object; reset when a job of it finishes. */
+  readonly failures: PMap<number>;
+  readonly suspended: boolean;
+  /** Source of request and job ids (one sequence: they never collide). */
+  readonly nextId: number;
+  readonly metrics: SmooshMetrics;
+  readonly nextRescanAtMs: number | undefined;
+  readonly nextCheckpointAtMs: number | undefined;
+  /** The tick last asked for, so it is asked again only when it changes. */
+  readonly scheduledTickAtMs: number | undefined;
+}
+
+export interface Step {
+  readonly state: SmooshState;
+  readonly effects: readonly SmooshEffect[];
+}
+
+/** A step in progress. */
+export interface Draft {
+  state: SmooshState;
+  readonly nowMs: number;
+  readonly effects: SmooshEffect[];
+}
+
+export const update = (d: Draft, patch: Partial<SmooshState>): void => {
+  d.state = { ...d.state, ...patch };
+};
+
+export const emit = (d: Draft, effect: SmooshEffect): void => {
+  d.effects.push(effect);
+};
+
+export const log = (d: Draft, level: LogLevel, msg: string, fields: Record<string, unknown> = {}): void => {
+  d.effects.push({ type: "log", level, msg, fields });
+};
+
+export const bump = (d: Draft, metric: keyof SmooshMetrics, by = 1): void => {
+  update(d, { metrics: { ...d.state.metrics, [metric]: d.state.metrics[metric] + by } });
+};
+
+export const takeId = (d: Draft): number => {
+  const id = d.state.nextId;
+  update(d, { nextId: id + 1 });
+  return id;
+};
+
+export const setChannel = (d: Draft, name: string, channel: ChannelState): void => {
+  const channels = new Map(d.state.channels);
+  channels.set(name, channel);
+  update(d, { channels });
+};
+
+export const zeroMetrics: SmooshMetrics = {
+  enqueued: 0,
+  started: 0,
+  adopted: 0,
+  finished: 0,
+  failed: 0,
+  retried: 0,
+  gaveUp: 0,
+  skippedAtStart: 0,
+  bytesReclaimed: 0,
+  droppedAtCapacity: 0,
+};
+
+export const isIgnored = (state: SmooshState, object: CompactionObject): boolean => state.ignored.has(object.db);
