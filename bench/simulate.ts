@@ -1,0 +1,178 @@
+/**
+ * bench:simulate — a simulated day of churn over many databases on the
+ * in-memory store, under three policies, in the same run:
+ *
+ *   upholster      the compaction daemon with CouchDB 3.4's default channels
+ *   never          no compaction at all (the disk only grows)
+ *   every-write    PouchDB's auto_compaction: compact a db after every write
+ *                  (a write during a compaction queues one more run)
+ *
+ * Every policy sees the same seeded workload on a virtual clock, so the day
+ * takes seconds, not hours, and the runs are comparable. Printed: total disk
+ * (db + view files) sampled every simulated minute (peak and mean), bytes
+ * reclaimed, compactions run.
+ *
+ *   npm run bench:simulate                      # 10,000 dbs, 24 h
+ *   SIM_DBS=1000 SIM_HOURS=6 npm run bench:simulate
+ */
+import { defaultSmooshConfig } from "../src/core/compaction/index.js";
+import { createMemoryStore, type MemoryStore } from "../src/adapters/memory/index.js";
+import { createWorkload } from "../src/adapters/memory/workload.js";
+import { VirtualScheduler } from "../src/runtime/scheduler.js";
+import { createCompactionDaemon } from "../src/runtime/compaction-daemon.js";
+import { silentLogger } from "../src/runtime/logger.js";
+
+const DB_COUNT = Number(process.env.SIM_DBS ?? 10_000);
+const HOURS = Number(process.env.SIM_HOURS ?? 24);
+const WRITES_PER_SECOND = Number(process.env.SIM_WRITES_PER_SECOND ?? 20);
+const SEED = Number(process.env.SIM_SEED ?? 7);
+const STEP_MS = 1_000;
+const SAMPLE_EVERY_MS = 60_000;
+
+type Policy = "upholster" | "never" | "every-write";
+
+interface Result {
+  readonly policy: Policy;
+  readonly peakBytes: number;
+  readonly meanBytes: number;
+  readonly finalBytes: number;
+  readonly liveBytes: number;
+  readonly reclaimedBytes: number;
+  readonly compactions: number;
+  readonly wallMs: number;
+}
+
+const totalFile = (store: MemoryStore): number => {
+  const t = store.totals();
+  return t.dbFileBytes + t.viewFileBytes;
+};
+const totalActive = (store: MemoryStore): number => {
+  const t = store.totals();
+  return t.dbActiveBytes + t.viewActiveBytes;
+};
+
+/** PouchDB's auto_compaction: after each write, compact; writes during a run queue one more. */
+function compactAfterEveryWrite(store: MemoryStore): { stats(): { compactions: number; reclaimedBytes: number } } {
+  const running = new Set<string>();
+  const dirty = new Set<string>();
+  let compactions = 0;
+  let reclaimedBytes = 0;
+  const run = (db: string): void => {
+    running.add(db);
+    compactions++;
+    store
+      .startJob({ kind: "db", db })
+      .then((handle) => handle.done)
+      .then((outcome) => {
+        if (outcome.ok) reclaimedBytes += outcome.reclaimedBytes ?? 0;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        running.delete(db);
+        if (dirty.delete(db) && store.dbExists(db)) run(db);
+      });
+  };
+  void store.createEventSource().start((event) => {
+    if (event.type !== "db-updated") return;
+    if (running.has(event.db)) dirty.add(event.db);
+    else run(event.db);
+  });
+  return { stats: () => ({ compactions, reclaimedBytes }) };
+}
+
+async function simulate(policy: Policy): Promise<Result> {
+  const started = process.hrtime.bigint();
+  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0) });
+  const store = createMemoryStore({ scheduler });
+  const workload = createWorkload({
+    store,
+    scheduler,
+    random: SEED,
+    dbCount: DB_COUNT,
+    writesPerSecond: WRITES_PER_SECOND,
+    updateFraction: 0.6,
+    deleteFraction: 0.1,
+    docSizeBytes: 400,
+    ddocFraction: 0.1,
+    skew: 3,
+    maxDocsPerDb: 400,
+  });
+  workload.setup();
+
+  let stats = (): { compactions: number; reclaimedBytes: number } => ({ compactions: 0, reclaimedBytes: 0 });
+  let finish = async (): Promise<void> => undefined;
+  if (policy === "upholster") {
+    const daemon = createCompactionDaemon({
+      store,
+      scheduler,
+      config: defaultSmooshConfig,
+      logger: silentLogger,
+      events: store.createEventSource(),
+    });
+    await daemon.start();
+    stats = () => {
+      const m = daemon.metrics();
+      return { compactions: m.started + m.adopted, reclaimedBytes: m.bytesReclaimed };
+    };
+    finish = () => daemon.stop();
+  } else if (policy === "every-write") {
+    stats = compactAfterEveryWrite(store).stats;
+  }
+
+  let peakBytes = 0;
+  let sumBytes = 0;
+  let samples = 0;
+  const endMs = scheduler.nowMs() + HOURS * 3_600_000;
+  let nextSampleMs = scheduler.nowMs();
+  while (scheduler.nowMs() < endMs) {
+    workload.step(Math.round((WRITES_PER_SECOND * STEP_MS) / 1000));
+    await scheduler.advanceByAsync(STEP_MS);
+    if (scheduler.nowMs() >= nextSampleMs) {
+      const bytes = totalFile(store);
+      peakBytes = Math.max(peakBytes, bytes);
+      sumBytes += bytes;
+      samples++;
+      nextSampleMs += SAMPLE_EVERY_MS;
+    }
+  }
+  await finish();
+  const { compactions, reclaimedBytes } = stats();
+  return {
+    policy,
+    peakBytes,
+    meanBytes: sumBytes / Math.max(1, samples),
+    finalBytes: totalFile(store),
+    liveBytes: totalActive(store),
+    reclaimedBytes,
+    compactions,
+    wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+  };
+}
+
+const mb = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, default channels`,
+  );
+  const results: Result[] = [];
+  for (const policy of ["never", "upholster", "every-write"] as const) {
+    const r = await simulate(policy);
+    results.push(r);
+    console.log(
+      `${policy.padEnd(12)} peak ${mb(r.peakBytes).padStart(11)}  mean ${mb(r.meanBytes).padStart(11)}  ` +
+        `final ${mb(r.finalBytes).padStart(11)} (live ${mb(r.liveBytes)})  reclaimed ${mb(r.reclaimedBytes).padStart(11)}  ` +
+        `compactions ${String(r.compactions).padStart(8)}  (${(r.wallMs / 1000).toFixed(1)} s wall)`,
+    );
+  }
+  const [never, upholster, every] = results as [Result, Result, Result];
+  console.log(
+    `upholster vs never:       mean disk ${(upholster.meanBytes / never.meanBytes).toFixed(3)}x, peak ${(upholster.peakBytes / never.peakBytes).toFixed(3)}x`,
+  );
+  console.log(
+    `upholster vs every-write: mean disk ${(upholster.meanBytes / every.meanBytes).toFixed(3)}x, ` +
+      `compactions ${(upholster.compactions / Math.max(1, every.compactions)).toFixed(4)}x`,
+  );
+}
+
+await main();
