@@ -34,7 +34,11 @@ export const requestCheck = (d: Draft, object: CompactionObject, options: CheckO
   const key = objectKey(object);
   // Running or starting objects are not queued (CouchDB's add_to_queue).
   if (s.runningKeys.has(key)) return;
-  if (s.fetchingKeys.has(key) || s.pendingChecks.has(key)) return;
+  if (s.fetchingKeys.has(key)) {
+    if (options.force) update(d, { recheckKeys: new Set(s.recheckKeys).add(key) });
+    return;
+  }
+  if (s.pendingChecks.has(key)) return;
   if (!options.force) {
     // In back-off: the retry will check it; an update must not cut the wait short (#3571).
     if (s.retries.timeOf(key) !== undefined) return;
@@ -78,6 +82,23 @@ export const onCheckAnswered = (d: Draft, requestId: number, info: ObjectInfo | 
   const object = d.state.fetches.get(requestId);
   if (object === undefined) return;
   const key = objectKey(object);
+  const again = d.state.recheckKeys.has(key);
+  placeAnswered(d, requestId, object, key, info);
+  if (again) {
+    const recheckKeys = new Set(d.state.recheckKeys);
+    recheckKeys.delete(key);
+    update(d, { recheckKeys });
+    requestCheck(d, object, { force: true });
+  }
+};
+
+const placeAnswered = (
+  d: Draft,
+  requestId: number,
+  object: CompactionObject,
+  key: string,
+  info: ObjectInfo | "missing" | { error: string },
+): void => {
   const fetches = new Map(d.state.fetches);
   fetches.delete(requestId);
   const fetchingKeys = new Map(d.state.fetchingKeys);

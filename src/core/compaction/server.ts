@@ -66,6 +66,7 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
     runningKeys: new Map(),
     fetches: new Map(),
     fetchingKeys: new Map(),
+    recheckKeys: new Set(),
     pendingChecks: BoundedFifo.empty(config.maxPendingChecks),
     pendingListings: BoundedFifo.empty(config.maxPendingChecks),
     listingsInFlight: new Map(),

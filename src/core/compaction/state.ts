@@ -59,6 +59,12 @@ export interface SmooshState {
   /** Enqueue checks in flight: request id -> object, and object key -> request id. */
   readonly fetches: ReadonlyMap<number, CompactionObject>;
   readonly fetchingKeys: ReadonlyMap<string, number>;
+  /**
+   * Forced checks (operator enqueue, due retry) that arrived while a check of
+   * the same object was in flight: its answer may predate them, so they run
+   * again once it lands. A subset of `fetchingKeys`, so bounded by it.
+   */
+  readonly recheckKeys: ReadonlySet<string>;
   /** Objects waiting for a free info fetch. */
   readonly pendingChecks: BoundedFifo<CompactionObject>;
   /** Dbs waiting to have their design docs listed, and listings in flight. */

@@ -49,6 +49,21 @@ describe("smoosh reducer examples", () => {
     expect(sim.state.metrics).toMatchObject({ adopted: 1, started: 0 });
   });
 
+  it("a forced check arriving while a check of the same object is in flight runs again once it lands", () => {
+    let info = bigDb({ activeBytes: 90 * 1024 ** 2 }); // not worth it when first looked at
+    const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => info, [], () => [], T0);
+    sim.send({ type: "object-updated", object: dbA });
+    expect(sim.outstanding).toHaveLength(1);
+    sim.send({ type: "object-updated", object: dbA, force: true }); // the operator asks while the first fetch is out
+    expect(sim.outstanding).toHaveLength(1);
+    sim.answer(0, true); // the old answer: priority 0, nothing queued ...
+    info = bigDb();
+    expect(sim.outstanding).toHaveLength(1); // ... but the forced check goes out again
+    sim.answer(0, true);
+    sim.answer(0, true); // precheck
+    expect(sim.starts.map((s) => s.object)).toEqual([dbA]);
+  });
+
   it("staleness: a re-check within `staleness` minutes is skipped unless forced", () => {
     const sim = new Sim(configFrom({ smoosh: { ...base, staleness: "5" } }), () => bigDb(), [], () => [], T0);
     sim.send({ type: "object-updated", object: dbA });
