@@ -7,8 +7,16 @@ import { UPHOLSTER_VERSION } from "../runtime/version.js";
 
 export const SERVER_HEADER = `upholster/${UPHOLSTER_VERSION}`;
 
+/**
+ * Priorities can be infinite (a restored running job is queued at infinity).
+ * JSON has no Infinity; CouchDB writes Erlang's `infinity` atom as the string
+ * "infinity", so we do too rather than let JSON.stringify turn it into null.
+ */
+const couchReplacer = (_key: string, value: unknown): unknown =>
+  value === Number.POSITIVE_INFINITY ? "infinity" : value === Number.NEGATIVE_INFINITY ? "-infinity" : value;
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = `${JSON.stringify(body)}\n`;
+  const text = `${JSON.stringify(body, couchReplacer)}\n`;
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Cache-Control": "must-revalidate",
