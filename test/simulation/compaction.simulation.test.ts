@@ -20,6 +20,7 @@ import { inWindow } from "../../src/core/compaction/window.js";
 import type { IniSections } from "../../src/core/shared/ini.js";
 import type { CompactionObject, CompactionStore, JobHandle } from "../../src/ports/store.js";
 import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction-daemon.js";
+import { toDbSizeInfo } from "../../src/runtime/compaction/infos.js";
 import { silentLogger } from "../../src/runtime/logger.js";
 import { VirtualScheduler } from "../../src/runtime/scheduler.js";
 
@@ -211,15 +212,7 @@ async function simulate(seed: number): Promise<{ violations: Violation[]; starts
     if (config.ignoredDbs.includes(db)) continue;
     const info = await store.dbInfo(db);
     if (info === undefined || info.compactionRunning) continue;
-    const sizes = {
-      kind: "db" as const,
-      fileBytes: info.fileBytes,
-      activeBytes: info.activeBytes,
-      updateSeq: info.updateSeqNumber,
-      compactedSeq: info.compactedSeqNumber,
-      needsUpgrade: info.needsUpgrade,
-      compactionRunning: info.compactionRunning,
-    };
+    const sizes = toDbSizeInfo(info);
     const qualifying = config.dbChannels.some((name) => {
       const channel = config.channels[name];
       return channel !== undefined && channel.concurrency > 0 && channelPriority(channel, sizes) > 0;
