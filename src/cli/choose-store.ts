@@ -1,26 +1,31 @@
 /**
- * Which store upholster runs against. Today: the in-memory store (the
- * embedded default, with an optional demo workload). The CouchDB adapter adds
- * a branch here (`--couch URL` / `COUCHDB_URL`); nothing else in `run`
- * needs to change.
+ * Which store upholster runs against: a CouchDB server when `[couchdb] url`
+ * is set (by `--couch`, `COUCHDB_URL` or the INI file, in that order), else
+ * the in-memory store (the embedded default, with an optional demo workload).
+ * Nothing else in `run` depends on the choice.
  */
+import { readFile } from "node:fs/promises";
 import type { UpholsterConfig } from "../config/load.js";
 import type { EventSource } from "../ports/events.js";
-import type { Logger, Scheduler } from "../ports/shell.js";
+import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
 import type { Store } from "../ports/store.js";
+import type { Subsystem } from "../runtime/subsystem.js";
 import { createMemoryStore } from "../adapters/memory/index.js";
+import { createCouchStore, redactUrl, type CouchAuth, type CouchStoreHandle } from "../adapters/couchdb-http/index.js";
 import { prepareDemo, type PreparedDemo } from "./demo.js";
-import { createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
+import { createCouchDbAuthenticator, createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
 
 export interface StoreChoiceOptions {
   readonly config: UpholsterConfig;
   readonly scheduler: Scheduler;
   readonly logger: Logger;
+  /** What must survive a restart (the CouchDB feed seq, compacted seqs). Always given to the CouchDB adapter. */
+  readonly state: StatePort;
 }
 
 export interface StoreChoice {
-  /** For the startup line: `memory`, `couchdb http://host:5984`, ... */
-  readonly description: string;
+  /** For the startup line: `memory ...`, `couchdb http://host:5984/ (events: polling)`; never with credentials. */
+  describe(): string;
   readonly store: Store;
   readonly events: EventSource;
   /** Present only where a demo makes sense (the in-memory store). */
@@ -31,19 +36,115 @@ export interface StoreChoice {
    * admins (asked through its `/_session`).
    */
   authenticator(): Promise<Authenticator>;
+  /** Extra status entries (`couchdb`: server health, event mode, request counts) for `/_upholster/status`. */
+  readonly subsystems: readonly Subsystem[];
   /** Release the store's resources (connections) after upholster stopped. */
   close(): Promise<void>;
 }
 
+/** Thrown when the store cannot be set up (e.g. an unreadable `ca_file`); the message is for the user. */
+export class StoreSetupError extends Error {
+  override readonly name = "StoreSetupError";
+}
+
 export async function chooseStore(options: StoreChoiceOptions): Promise<StoreChoice> {
+  const url = options.config.couchdb.url;
+  return url === undefined ? chooseMemoryStore(options) : chooseCouchStore(options, url);
+}
+
+function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
   const { scheduler, logger } = options;
   const store = createMemoryStore({ scheduler });
   return {
-    description: "memory (in-process; data is lost on exit)",
+    describe: () => "memory (in-process; data is lost on exit)",
     store,
     events: store.createEventSource(),
     prepareDemo: () => prepareDemo({ store, scheduler, logger }),
     authenticator: () => createLocalAuthenticator({ config: options.config.ini, clock: scheduler, logger }),
+    subsystems: [],
     close: async () => undefined,
+  };
+}
+
+async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promise<StoreChoice> {
+  const { scheduler, logger, state } = options;
+  const settings = options.config.couchdb;
+  const server = redactUrl(url);
+  const ca = settings.caFile === undefined ? undefined : await readCa(settings.caFile);
+  const handle = createCouchStore({
+    url,
+    auth: settings.sessionAuth ? sessionAuthFrom(url) : undefined,
+    ca,
+    logger: logger.child?.({ store: "couchdb" }) ?? logger,
+    state,
+    scheduler,
+    granularity: settings.granularity,
+    pollIntervalMs: settings.pollIntervalMs,
+    jobPollIntervalMs: settings.jobPollIntervalMs,
+    heartbeatMs: settings.heartbeatMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    retry: { retries: settings.retries },
+    forcePolling: settings.forcePolling,
+  });
+  return {
+    describe: () => `couchdb ${server} (granularity ${settings.granularity}; events: ${handle.events.status().mode})`,
+    store: handle.store,
+    events: handle.events,
+    // The client's own credentials are forwarded to CouchDB's `/_session`: upholster's URL credentials are not used.
+    authenticator: async () => createCouchDbAuthenticator({ couchdbUrl: server, clock: scheduler }),
+    subsystems: [couchStatusSubsystem(handle)],
+    close: () => handle.close(),
+  };
+}
+
+async function readCa(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new StoreSetupError(`[couchdb] ca_file = ${JSON.stringify(path)}: cannot read it (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/** `session_auth = true`: the URL's user and password log in through `POST /_session` instead of basic auth. */
+function sessionAuthFrom(url: string): CouchAuth | undefined {
+  const parsed = new URL(url);
+  if (parsed.username === "") return undefined;
+  return { username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), session: true };
+}
+
+/**
+ * Not a worker: a status entry, so `/_upholster/status` shows the server's
+ * health (`reachable` / `outage`) and the event mode next to smoosh's queues.
+ */
+export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
+  const status = () => {
+    const s = handle.status();
+    const events = handle.events.status();
+    return {
+      server: s.server,
+      health: s.health.reachable ? "reachable" : "outage",
+      healthSince: new Date(s.health.sinceMs).toISOString(),
+      ...(s.health.lastError !== undefined ? { lastError: s.health.lastError } : {}),
+      events: events.mode,
+      eventsConnected: events.connected,
+      granularity: s.granularity,
+      vendor: s.capabilities.vendor,
+      ...(s.capabilities.version !== undefined ? { version: s.capabilities.version } : {}),
+      dbsInfo: s.capabilities.dbsInfo,
+      requests: s.requests,
+      retries: s.retries,
+    };
+  };
+  return {
+    name: "couchdb",
+    start: async () => undefined,
+    stop: async () => undefined,
+    handleStoreEvent: () => undefined,
+    routes: [],
+    status,
+    metrics: () => {
+      const s = handle.status();
+      return { requests: s.requests, retries: s.retries };
+    },
   };
 }

@@ -35,19 +35,20 @@ const program = new Command("upholster")
 
 const run = program
   .command("run")
-  .description("run the daemon (in-memory store with a demo workload unless told otherwise)")
+  .description("run the daemon against a CouchDB server (--couch) or the in-memory store with a demo workload")
   .option("-c, --config <file>", "INI file with CouchDB-style sections ([smoosh], [smoosh.<channel>], [upholster], ...)")
   .option("-p, --port <port>", `HTTP port (default ${DEFAULT_PORT}; 0 picks a free one)`)
   .option("--host <address>", "address to bind (default 127.0.0.1)")
+  .option("--couch <url>", "maintain this CouchDB server (http://user:pass@host:5984); default: env COUCHDB_URL, then [couchdb] url, else the in-memory store")
   .option("--no-demo", "do not run the demo workload on the in-memory store")
   .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]))
-  .action(async (options: { config?: string; port?: string; host?: string; demo?: boolean; logLevel?: string }) => {
+  .action(async (options: { config?: string; port?: string; host?: string; demo?: boolean; logLevel?: string; couch?: string }) => {
     const flags: RunFlags = {
       ...options,
       // Commander defaults --no-demo to true; only a flag actually given may override the file.
       demo: run.getOptionValueSource("demo") === "cli" ? options.demo : undefined,
     };
-    process.exitCode = await runCommand(flags, terminal, untilSignal);
+    process.exitCode = await runCommand(flags, terminal, untilSignal, process.env);
     // Timers of a store that does not close everything must not keep a stopped daemon alive.
     process.exit();
   });

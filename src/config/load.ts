@@ -10,6 +10,7 @@ import { decodeSmooshConfig, type SmooshConfig } from "../core/compaction/index.
 import { formatConfigError, type ConfigError, type IniSections } from "../core/shared/ini.js";
 import { mergeIni, parseIniText } from "./ini-file.js";
 import { decodeUpholsterSettings, type UpholsterSettings } from "./upholster-section.js";
+import { decodeCouchSettings, type CouchSettings } from "./couchdb-section.js";
 
 /** Everything decoded, plus the raw sections for subsystems that decode their own. */
 export interface UpholsterConfig {
@@ -17,6 +18,8 @@ export interface UpholsterConfig {
   readonly ini: IniSections;
   readonly smoosh: SmooshConfig;
   readonly upholster: UpholsterSettings;
+  /** `[couchdb]`: the server to maintain (url undefined: the in-memory store). */
+  readonly couchdb: CouchSettings;
 }
 
 /** A config value rejected, or a file that could not be read. */
@@ -32,9 +35,10 @@ export const isUpholsterConfig = (value: unknown): value is UpholsterConfig =>
 export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterConfig> {
   const smoosh = decodeSmooshConfig(ini);
   const upholster = decodeUpholsterSettings(ini);
-  const errors = [...(isLeft(smoosh) ? smoosh.left : []), ...(isLeft(upholster) ? upholster.left : [])];
-  if (isLeft(smoosh) || isLeft(upholster)) return left(errors);
-  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right });
+  const couchdb = decodeCouchSettings(ini);
+  const errors = [...(isLeft(smoosh) ? smoosh.left : []), ...(isLeft(upholster) ? upholster.left : []), ...(isLeft(couchdb) ? couchdb.left : [])];
+  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb)) return left(errors);
+  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right });
 }
 
 export interface LoadConfigOptions {

@@ -8,6 +8,10 @@
  *   demo         true: with the in-memory store, run a small write workload so
  *                a newcomer sees compactions happen. Ignored with a real store.
  *   log_level    info (trace, debug, info, warn, error, fatal, silent).
+ *   state_dir    where upholster keeps what must survive a restart (the
+ *                CouchDB feed seq, compacted seqs, smoosh queues with
+ *                `[smoosh] persist = true`). Default: `[smoosh] state_dir`,
+ *                else `.upholster-state` in the working directory.
  *
  * Unlike CouchDB's sections, unknown keys here are errors: this section is
  * ours, and a silently ignored typo (`prot = 80`) is worse than a refusal.
@@ -26,6 +30,7 @@ export interface UpholsterSettings {
   readonly bindAddress: string;
   readonly demo: boolean;
   readonly logLevel: LogLevelName;
+  readonly stateDir: string | undefined;
 }
 
 export const defaultUpholsterSettings: UpholsterSettings = {
@@ -33,6 +38,7 @@ export const defaultUpholsterSettings: UpholsterSettings = {
   bindAddress: DEFAULT_BIND_ADDRESS,
   demo: true,
   logLevel: "info",
+  stateDir: undefined,
 };
 
 const PortFromString = new t.Type<number, string, unknown>(
@@ -56,7 +62,14 @@ const LogLevelFromString = new t.Type<LogLevelName, string, unknown>(
   String,
 );
 
-const KNOWN_KEYS = new Set(["port", "bind_address", "demo", "log_level"]);
+const DirFromString = new t.Type<string, string, unknown>(
+  "a directory path",
+  (u): u is string => typeof u === "string",
+  (u, c) => (typeof u === "string" && u.trim() !== "" ? t.success(u.trim()) : t.failure(u, c)),
+  String,
+);
+
+const KNOWN_KEYS = new Set(["port", "bind_address", "demo", "log_level", "state_dir"]);
 
 export function decodeUpholsterSettings(ini: IniSections): Either<ConfigError[], UpholsterSettings> {
   const errors: ConfigError[] = [];
@@ -67,6 +80,7 @@ export function decodeUpholsterSettings(ini: IniSections): Either<ConfigError[],
     bindAddress: readValue(ini, s, "bind_address", HostFromString, d.bindAddress, errors),
     demo: readValue(ini, s, "demo", BooleanFromString, d.demo, errors),
     logLevel: readValue(ini, s, "log_level", LogLevelFromString, d.logLevel, errors),
+    stateDir: readValue<string | undefined>(ini, s, "state_dir", DirFromString, d.stateDir, errors),
   };
   for (const [key, value] of Object.entries(ini[s] ?? {})) {
     if (!KNOWN_KEYS.has(key)) errors.push({ section: s, key, value, message: `unknown key (known: ${[...KNOWN_KEYS].join(", ")})` });

@@ -1,0 +1,133 @@
+/**
+ * `upholster run --couch URL` as a user meets it: a spawned upholster against
+ * a spawned PouchDB Server (the dev dependency) with an admin, real ports.
+ * The password must never appear in anything upholster prints.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startPouchDbServer, type PouchDbServer } from "../support/pouchdb-server.js";
+import { waitFor } from "../support/wait-for.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const MAIN = join(ROOT, "src/cli/main.ts");
+const PASSWORD = "s3cret-Pa55word";
+
+interface Running {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number | null>;
+}
+
+const started: Running[] = [];
+
+function upholster(args: readonly string[], env: Record<string, string> = {}): Running {
+  const { COUCHDB_URL: _inherited, ...base } = process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const running: Running = { child, stdout: "", stderr: "", exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))) };
+  child.stdout!.on("data", (chunk: Buffer) => (running.stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (running.stderr += chunk.toString()));
+  started.push(running);
+  return running;
+}
+
+const listeningUrl = (run: Running): Promise<string> =>
+  waitFor(() => /upholster listening on (http:\/\/\S+)/.exec(run.stdout)?.[1], `the listening line (stdout: ${run.stdout}; stderr: ${run.stderr})`, 60_000, 50);
+
+/** A config file that keeps the state in a temp dir (not in the repo). */
+const configWithStateDir = (extra = ""): { file: string; stateDir: string } => {
+  const dir = mkdtempSync(join(tmpdir(), "upholster-cli-couch-"));
+  const stateDir = join(dir, "state");
+  const file = join(dir, "upholster.ini");
+  writeFileSync(file, `[upholster]\nport = 0\nstate_dir = ${stateDir}\n\n[couchdb]\npoll_interval_ms = 200\n${extra}`);
+  return { file, stateDir };
+};
+
+let pouch: PouchDbServer;
+let withCredentials: string;
+beforeAll(async () => {
+  pouch = await startPouchDbServer();
+  // Out of admin party: an admin, so auth is real.
+  const res = await fetch(`${pouch.url}/_config/admins/admin`, { method: "PUT", body: JSON.stringify(PASSWORD) });
+  expect(res.ok).toBe(true);
+  withCredentials = `http://admin:${PASSWORD}@127.0.0.1:${pouch.port}`;
+}, 90_000);
+afterAll(async () => {
+  await pouch?.stop();
+});
+afterEach(() => {
+  for (const run of started.splice(0)) if (run.child.exitCode === null) run.child.kill("SIGKILL");
+});
+
+describe("upholster run --couch", () => {
+  it("maintains PouchDB Server: startup line without credentials, status shows polling and health, /_db_updates asks the server", async () => {
+    const { file, stateDir } = configWithStateDir();
+    const daemon = upholster(["run", "--config", file, "--couch", withCredentials, "--log-level", "debug"]);
+    const url = await listeningUrl(daemon);
+    expect(daemon.stdout).toContain(`store: couchdb http://127.0.0.1:${pouch.port}/ (granularity database; events: polling)`);
+
+    const status = (await (await fetch(`${url}/_upholster/status`)).json()) as { events: { mode: string }; subsystems: { couchdb: Record<string, unknown> } };
+    expect(status.events.mode).toBe("polling");
+    expect(status.subsystems.couchdb).toMatchObject({ server: `http://127.0.0.1:${pouch.port}/`, health: "reachable", events: "polling" });
+
+    // The same HTTP status API as with the in-memory store.
+    const table = upholster(["status", "--url", url]);
+    expect(await table.exited).toBe(0);
+    expect(table.stdout).toMatch(/^channel\s+active\s+starting\s+waiting\s+min\s+max$/m);
+
+    // /_db_updates: PouchDB Server's own admin decides.
+    expect((await fetch(`${url}/_db_updates`)).status).toBe(401);
+    const feed = await fetch(`${url}/_db_updates`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString("base64")}` } });
+    expect(feed.status).toBe(200);
+
+    // The feed position survives a restart: saved under state_dir.
+    await waitFor(() => readdirSync(stateDir).length > 0, "a state file under state_dir");
+
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    expect(daemon.stdout + daemon.stderr).not.toContain(PASSWORD);
+  });
+
+  it("COUCHDB_URL selects the server; --couch wins over it", async () => {
+    const { file } = configWithStateDir();
+    const fromEnv = upholster(["run", "--config", file, "--log-level", "warn"], { COUCHDB_URL: withCredentials });
+    await listeningUrl(fromEnv);
+    expect(fromEnv.stdout).toContain(`store: couchdb http://127.0.0.1:${pouch.port}/`);
+    fromEnv.child.kill("SIGINT");
+    expect(await fromEnv.exited).toBe(0);
+
+    // The flag's (invalid) URL is the one used: the env's is not even looked at.
+    const flagWins = upholster(["run", "--config", file, "--couch", `ftp://admin:${PASSWORD}@127.0.0.1:1`], { COUCHDB_URL: withCredentials });
+    expect(await flagWins.exited).toBe(2);
+    expect(flagWins.stderr).toContain("[couchdb] url");
+    expect(flagWins.stdout + flagWins.stderr).not.toContain(PASSWORD);
+  });
+
+  it("bad [couchdb] values exit 2 naming section, key and value, never the password", async () => {
+    const { file } = configWithStateDir(`granularity = node\npoll_interval_ms = 0\nurl = admin:${PASSWORD}@localhost:5984\n`);
+    const run = upholster(["run", "--config", file]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr).toContain('[couchdb] granularity = "node"');
+    expect(run.stderr).toContain('[couchdb] poll_interval_ms = "0"');
+    expect(run.stderr).toContain('[couchdb] url = "<redacted>@localhost:5984"');
+    expect(run.stdout + run.stderr).not.toContain(PASSWORD);
+  });
+
+  it("a server that is down at start: upholster starts anyway and reports the outage, without credentials", async () => {
+    const { file } = configWithStateDir("retries = 0\n");
+    const daemon = upholster(["run", "--config", file, "--couch", `http://admin:${PASSWORD}@127.0.0.1:1`, "--log-level", "info"]);
+    const url = await listeningUrl(daemon);
+    const status = await waitFor(async () => {
+      const body = (await (await fetch(`${url}/_upholster/status`)).json()) as { subsystems: { couchdb: { health: string } } };
+      return body.subsystems.couchdb.health === "outage" ? body : undefined;
+    }, "the outage in status");
+    expect(JSON.stringify(status)).not.toContain(PASSWORD);
+    daemon.child.kill("SIGTERM");
+    expect(await daemon.exited).toBe(0);
+    expect(daemon.stdout + daemon.stderr).not.toContain(PASSWORD);
+  });
+});

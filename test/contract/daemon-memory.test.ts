@@ -1,0 +1,27 @@
+/** The daemon contract against the in-memory store (real-time scheduler; its availability switch is the outage). */
+import { createMemoryStore } from "../../src/adapters/memory/index.js";
+import { realScheduler } from "../../src/runtime/scheduler.js";
+import { daemonContract } from "./daemon-contract.js";
+
+daemonContract("memory", async () => {
+  // Compactions that take a few seconds, as on a real server with real dbs: the adoption
+  // scenario needs one still running when upholster re-checks the db.
+  const store = createMemoryStore({ scheduler: realScheduler(), autoIndexDelayMs: false, model: { compactionStartupMs: 3_000 } });
+  return {
+    store,
+    // The same name resumes where the last instance stopped: the memory store's saved feed position.
+    newInstance: () => ({ store, events: store.createEventSource({ name: "daemon" }), close: async () => undefined }),
+    createDb: async (db) => {
+      await store.ensureDb(db);
+    },
+    deleteDb: async (db) => {
+      store.deleteDb(db);
+    },
+    buildViews: async (db) => {
+      store.buildViews(db);
+    },
+    cut: async () => store.setAvailable(false),
+    restore: async () => store.setAvailable(true),
+    close: async () => undefined,
+  };
+});
