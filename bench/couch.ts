@@ -32,12 +32,25 @@ async function measure(url: string, settings: Settings, tag: string): Promise<{ 
   const handle = createCouchStore({ url, logger: silent, state: memoryState(), pollIntervalMs: settings.pollIntervalMs });
   const client = createCouchStore({ url, logger: silent, state: memoryState() });
   const starts = new Map<string, number>();
-  const store: Store = Object.assign(Object.create(handle.store) as Store, {
-    startJob: async (object: CompactionObject) => {
+  // Delegate with `this` = the adapter (a prototype-chain wrapper would shadow its state).
+  const inner = handle.store;
+  const store: Store = {
+    listDbs: () => inner.listDbs(),
+    dbInfo: (db) => inner.dbInfo(db),
+    dbInfos: (dbs) => (inner.dbInfos === undefined ? Promise.reject(new Error("no dbInfos")) : inner.dbInfos(dbs)),
+    designDocs: (db) => inner.designDocs(db),
+    viewIndexInfo: (db, ddoc) => inner.viewIndexInfo(db, ddoc),
+    startJob: (object: CompactionObject) => {
       if (!starts.has(object.db)) starts.set(object.db, performance.now());
-      return handle.store.startJob(object);
+      return inner.startJob(object);
     },
-  });
+    attachJob: (object) => inner.attachJob(object),
+    ensureDb: (db) => inner.ensureDb(db),
+    getDoc: (db, id) => inner.getDoc(db, id),
+    bulkDocs: (db, docs) => inner.bulkDocs(db, docs),
+    changes: (db, query) => inner.changes(db, query),
+    currentSeq: (db) => inner.currentSeq(db),
+  };
   const upholster = createUpholster({ store, events: handle.events, config, logger: silent });
   await upholster.start();
   await sleep(1_500);

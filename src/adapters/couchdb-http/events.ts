@@ -22,6 +22,7 @@ import { backoffDelayMs, type BackoffPolicy } from "./backoff.js";
 import { describeConnectionError, type CouchClient } from "./client.js";
 import { DbUpdatesLine, describeErrors } from "./decoders.js";
 import { CouchUnavailableError, errorMessage } from "./errors.js";
+import { seqNumber } from "./seq.js";
 import type { CouchStore } from "./store.js";
 
 export const EVENTS_STATE_KEY = "couchdb-http.events";
@@ -363,7 +364,11 @@ export class CouchEventSource implements EventSource {
       if (previous !== undefined) {
         for (const [db, seq] of Object.entries(next)) {
           const before = previous[db];
-          if (before === undefined) this.dbEvent(db, "created");
+          if (before === undefined) {
+            this.dbEvent(db, "created");
+            // Created and written between two polls: say both, as _db_updates would.
+            if ((seqNumber(seq) ?? 0) > 0) this.dbEvent(db, "updated");
+          }
           else if (before !== seq) this.dbEvent(db, "updated");
         }
         for (const db of Object.keys(previous)) if (next[db] === undefined) this.dbEvent(db, "deleted");

@@ -91,7 +91,9 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       requestCheck(d, event.object, { force: event.force === true });
       return;
     case "db-created":
-      // A new db is empty: nothing to compact until it is written.
+      // Usually empty (priority 0, one cheap check), but not always: a feed that
+      // polls, or a restart, can first see a db that was created and filled meanwhile.
+      requestCheck(d, { kind: "db", db: event.db }, { force: false });
       return;
     case "db-deleted":
       dropDb(d, event.db);

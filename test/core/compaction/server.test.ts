@@ -64,6 +64,15 @@ describe("smoosh reducer examples", () => {
     expect(sim.starts.map((s) => s.object)).toEqual([dbA]);
   });
 
+  it("a db first seen as created is checked too: a polling feed or a restart may meet it already full", () => {
+    const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => bigDb(), [], () => [], T0);
+    sim.send({ type: "db-created", db: "a" });
+    expect(sim.outstanding).toHaveLength(1);
+    sim.answer(0, true);
+    sim.answer(0, true); // precheck
+    expect(sim.starts.map((s) => s.object)).toEqual([dbA]);
+  });
+
   it("staleness: a re-check within `staleness` minutes is skipped unless forced", () => {
     const sim = new Sim(configFrom({ smoosh: { ...base, staleness: "5" } }), () => bigDb(), [], () => [], T0);
     sim.send({ type: "object-updated", object: dbA });
