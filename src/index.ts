@@ -23,6 +23,11 @@ export {
   type SmooshSnapshot,
 } from "./core/compaction/index.js";
 
+// --- db updates (global_changes, /_db_updates) ---------------------------------
+export { createDbUpdatesService, createDbUpdatesSubsystem } from "./runtime/db-updates/index.js";
+export { dbUpdatesSubsystem } from "./runtime/db-updates-subsystem.js";
+export { createLocalAuthenticator, createCouchDbAuthenticator, type Authenticator } from "./http/auth/index.js";
+
 // --- configuration --------------------------------------------------------------
 export { loadConfig, decodeConfig, formatConfigProblem, type UpholsterConfig, type ConfigProblem, type LoadConfigOptions } from "./config/load.js";
 export { parseIniText, mergeIni } from "./config/ini-file.js";
@@ -31,6 +36,7 @@ export { formatConfigError, type ConfigError, type IniSections } from "./core/sh
 
 // --- stores, schedulers, state, logs ------------------------------------------
 export { createMemoryStore, MemoryStore, type MemoryStoreOptions } from "./adapters/memory/index.js";
+export { createCouchStore, redactUrl, type CouchStoreOptions, type CouchStoreHandle } from "./adapters/couchdb-http/index.js";
 export { createWorkload, type Workload, type WorkloadOptions } from "./adapters/memory/workload.js";
 export { createFileStatePort, createMemoryStatePort, type MemoryStatePort } from "./adapters/state/index.js";
 export { realScheduler, VirtualScheduler } from "./runtime/scheduler.js";

@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { isLeft, left, right, type Either } from "fp-ts/lib/Either.js";
+import { decodeDbUpdatesConfig } from "../core/db-updates/config.js";
 import { decodeSmooshConfig, type SmooshConfig } from "../core/compaction/index.js";
 import { formatConfigError, type ConfigError, type IniSections } from "../core/shared/ini.js";
 import { mergeIni, parseIniText } from "./ini-file.js";
@@ -36,8 +37,16 @@ export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterC
   const smoosh = decodeSmooshConfig(ini);
   const upholster = decodeUpholsterSettings(ini);
   const couchdb = decodeCouchSettings(ini);
-  const errors = [...(isLeft(smoosh) ? smoosh.left : []), ...(isLeft(upholster) ? upholster.left : []), ...(isLeft(couchdb) ? couchdb.left : [])];
-  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb)) return left(errors);
+  // The feed decodes [global_changes] itself (falling back per key, so an
+  // embedder's bad key never stops it); at the CLI a bad value is refused like any other.
+  const globalChanges = decodeDbUpdatesConfig(ini).errors;
+  const errors = [
+    ...(isLeft(smoosh) ? smoosh.left : []),
+    ...(isLeft(upholster) ? upholster.left : []),
+    ...(isLeft(couchdb) ? couchdb.left : []),
+    ...globalChanges,
+  ];
+  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || globalChanges.length > 0) return left(errors);
   return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right });
 }
 

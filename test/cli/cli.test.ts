@@ -110,12 +110,13 @@ describe("upholster CLI", () => {
   it("a bad config file exits 2 and names every section, key and value", async () => {
     const dir = mkdtempSync(join(tmpdir(), "upholster-cli-"));
     const file = join(dir, "bad.ini");
-    writeFileSync(file, "[smoosh]\nwait_secs = soon\n\n[smoosh.ratio_dbs]\nmin_priority = lots\n\n[upholster]\nport = 70000\n");
+    writeFileSync(file, "[smoosh]\nwait_secs = soon\n\n[smoosh.ratio_dbs]\nmin_priority = lots\n\n[upholster]\nport = 70000\n\n[global_changes]\nmax_write_delay = soon\n");
     const run = upholster(["run", "--config", file]);
     expect(await run.exited).toBe(2);
     expect(run.stderr).toContain('[smoosh] wait_secs = "soon"');
     expect(run.stderr).toContain('[smoosh.ratio_dbs] min_priority = "lots"');
     expect(run.stderr).toContain('[upholster] port = "70000"');
+    expect(run.stderr).toContain('[global_changes] max_write_delay = "soon"');
   });
 
   it("bad flags are reported like config values; a missing file is named", async () => {

@@ -119,6 +119,24 @@ describe("asking CouchDB's /_session", () => {
     }
   });
 
+  it("keeps the path prefix of a CouchDB behind one (https://host/couch/_session)", async () => {
+    const paths: string[] = [];
+    const prefixed = createServer((req, res) => {
+      paths.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"ok":true,"userCtx":{"name":"boss","roles":["_admin"]}}');
+    });
+    await new Promise<void>((r) => prefixed.listen(0, "127.0.0.1", r));
+    const port = (prefixed.address() as { port: number }).port;
+    try {
+      const couch = createCouchDbAuthenticator({ couchdbUrl: `http://127.0.0.1:${port}/couch`, clock: new VirtualScheduler() });
+      expect(await couch.authenticate(fakeReq({ authorization: basicAuth("boss", "pw") }))).toMatchObject({ name: "boss" });
+      expect(paths).toEqual(["/couch/_session"]);
+    } finally {
+      await new Promise<void>((r) => prefixed.close(() => r()));
+    }
+  });
+
   it("rejects (never crashes) when CouchDB answers garbage", async () => {
     const garbage = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });

@@ -28,7 +28,9 @@ export interface CouchDbAuthenticatorOptions {
 }
 
 export function createCouchDbAuthenticator(options: CouchDbAuthenticatorOptions): Authenticator {
-  const sessionUrl = new URL("/_session", options.couchdbUrl).toString();
+  // Relative to the base path, so a CouchDB behind a prefix (`https://host/couch/`) keeps it.
+  const base = options.couchdbUrl.endsWith("/") ? options.couchdbUrl : `${options.couchdbUrl}/`;
+  const sessionUrl = new URL("_session", base).toString();
   const cacheMs = options.cacheMs ?? 5_000;
   const maxEntries = options.maxCacheEntries ?? 1_000;
   const cache = new Map<string, { readonly result: AuthResult; readonly expiresAtMs: number }>();
