@@ -15,7 +15,7 @@ import { createUpholster, type Upholster } from "../../src/runtime/upholster.js"
 import { growGarbage, START_MS } from "../runtime/world.js";
 
 const fixture = (name: string): { response: { status: number; body: unknown } } =>
-  JSON.parse(readFileSync(new URL(`../../../shared/fixtures/couchdb-3.4.3/${name}`, import.meta.url), "utf8"));
+  JSON.parse(readFileSync(new URL(`../fixtures/couchdb-3.4.3/${name}`, import.meta.url), "utf8"));
 
 let upholster: Upholster;
 let store: MemoryStore;

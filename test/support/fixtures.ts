@@ -1,4 +1,4 @@
-/** The recorded CouchDB 3.4.3 exchanges (/work/shared/fixtures/couchdb-3.4.3, see its README). */
+/** The recorded CouchDB 3.4.3 exchanges (test/fixtures/couchdb-3.4.3, see its README). */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -9,8 +9,12 @@ export interface Exchange {
   readonly response: { status: number; headers: Record<string, string>; body: unknown };
 }
 
-/** `../shared/fixtures/couchdb-3.4.3` beside the repo (CI: a fresh clone with shared/ beside it). */
-export const fixturesDir = resolve(process.env.COUCH_FIXTURES_DIR ?? join(import.meta.dirname, "../../../shared/fixtures/couchdb-3.4.3"));
+/**
+ * A copy kept in the repo (recorded from a real CouchDB 3.4.3; no CouchDB
+ * package exists for our CI machines), so a clone tests on its own.
+ * `COUCH_FIXTURES_DIR` points at another recording.
+ */
+export const fixturesDir = resolve(process.env.COUCH_FIXTURES_DIR ?? join(import.meta.dirname, "../fixtures/couchdb-3.4.3"));
 
 export const loadExchanges = (): Exchange[] =>
   readdirSync(fixturesDir)

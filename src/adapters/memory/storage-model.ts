@@ -9,7 +9,7 @@
  * them). Compaction rewrites the live entries into a fresh file.
  *
  * Calibrated against CouchDB 3.4.3 (q=2 defaults, fixtures 21-26, 33-34,
- * 37-40, 46, 49-52 in /work/shared/fixtures/couchdb-3.4.3):
+ * 37-40, 46, 49-52 in test/fixtures/couchdb-3.4.3):
  *   empty db                                  file 16 700
  *   3000 docs of ~138 B, one bulk insert      file 799 142, active 776 942  (~259 B/doc live)
  *   + 5 rounds updating all (batches of 500)  file 8 364 454, active 1 865 526 (~73 B more per revision kept)
