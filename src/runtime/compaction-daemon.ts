@@ -301,7 +301,6 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
       perform(init.effects);
       await restore();
       if (events !== undefined) await events.start((event) => dispatch(storeEventToSmooshEvent(event)));
-      logger.info({ channels: Object.keys(smooshStatus(core).channels) }, "smoosh started");
     },
     async stop() {
       if (!running) return;
