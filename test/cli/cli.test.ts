@@ -3,56 +3,16 @@
  * Waits are for conditions (a line printed, a process exited) with generous
  * limits, never assertions on how long something took.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { upholster, listeningUrl, killStarted } from "../support/cli.js";
+import { waitFor } from "../support/wait-for.js";
 import { afterEach, describe, expect, it } from "vitest";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN = join(ROOT, "src/cli/main.ts");
 
-interface Running {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
-
-const started: Running[] = [];
-
-function upholster(args: readonly string[]): Running {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  const running: Running = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
-  };
-  child.stdout!.on("data", (chunk: Buffer) => (running.stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (running.stderr += chunk.toString()));
-  started.push(running);
-  return running;
-}
-
-async function waitFor<A>(probe: () => A | undefined, what: string, limitMs = 45_000): Promise<A> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const listeningUrl = (run: Running): Promise<string> =>
-  waitFor(() => /upholster listening on (http:\/\/\S+)/.exec(run.stdout)?.[1], `the listening line (stdout: ${run.stdout}; stderr: ${run.stderr})`);
-
-afterEach(() => {
-  for (const run of started.splice(0)) if (run.child.exitCode === null) run.child.kill("SIGKILL");
-});
+afterEach(killStarted);
 
 describe("upholster CLI", () => {
   it("--help lists the commands, and each command has its own help", async () => {

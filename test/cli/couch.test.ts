@@ -3,40 +3,15 @@
  * a spawned PouchDB Server (the dev dependency) with an admin, real ports.
  * The password must never appear in anything upholster prints.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { upholster, listeningUrl, killStarted } from "../support/cli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPouchDbServer, type PouchDbServer } from "../support/pouchdb-server.js";
 import { waitFor } from "../support/wait-for.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN = join(ROOT, "src/cli/main.ts");
 const PASSWORD = "s3cret-Pa55word";
-
-interface Running {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<number | null>;
-}
-
-const started: Running[] = [];
-
-function upholster(args: readonly string[], env: Record<string, string> = {}): Running {
-  const { COUCHDB_URL: _inherited, ...base } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const running: Running = { child, stdout: "", stderr: "", exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))) };
-  child.stdout!.on("data", (chunk: Buffer) => (running.stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (running.stderr += chunk.toString()));
-  started.push(running);
-  return running;
-}
-
-const listeningUrl = (run: Running): Promise<string> =>
-  waitFor(() => /upholster listening on (http:\/\/\S+)/.exec(run.stdout)?.[1], `the listening line (stdout: ${run.stdout}; stderr: ${run.stderr})`, 60_000, 50);
 
 /** A config file that keeps the state in a temp dir (not in the repo). */
 const configWithStateDir = (extra = ""): { file: string; stateDir: string } => {
@@ -59,9 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pouch?.stop();
 });
-afterEach(() => {
-  for (const run of started.splice(0)) if (run.child.exitCode === null) run.child.kill("SIGKILL");
-});
+afterEach(killStarted);
 
 describe("upholster run --couch", () => {
   it("maintains PouchDB Server: startup line without credentials, status shows polling and health, /_db_updates asks the server", async () => {
