@@ -42,8 +42,10 @@ export const toDbInfo = (db: string, body: DbInfoBody, keptCompactedSeq: number 
   if (updateSeqNumber === undefined) {
     throw new CouchDecodeError(endpoint, [`update_seq: expected a seq with a numeric prefix, got ${JSON.stringify(body.update_seq)}`]);
   }
-  const fileBytes = body.sizes?.file ?? body.disk_size;
-  if (fileBytes === undefined) throw new CouchDecodeError(endpoint, ["sizes.file: missing (and no disk_size either)"]);
+  // PouchDB Server sometimes leaves `disk_size` out (it measures its LevelDB
+  // folder, and that can fail for a moment). Unknown sizes read as 0: priority
+  // 0, so nothing starts on a guess, and the next check sees the real figure.
+  const fileBytes = body.sizes?.file ?? body.disk_size ?? 0;
   const docCount = body.doc_count ?? 0;
   const docDelCount = body.doc_del_count ?? 0;
   // Shard-level info knows its compacted_seq; clustered info does not, so we use the one we kept.
