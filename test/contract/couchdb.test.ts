@@ -5,11 +5,10 @@
  * message, when COUCHDB_URL is not set. Only loopback addresses are allowed.
  */
 import { describe, it } from "vitest";
-import { request } from "undici";
 import { createCouchStore } from "../../src/adapters/couchdb-http/index.js";
 import { captureLogger } from "../support/logger.js";
 import { memoryState } from "../support/memory-state.js";
-import { TcpProxy } from "../support/tcp-proxy.js";
+import { httpServerControl } from "./server-control.js";
 import { storeContract } from "./store-contract.js";
 
 const raw = process.env.COUCHDB_URL;
@@ -24,40 +23,22 @@ if (target === undefined || !loopback) {
   });
 } else {
   storeContract("couchdb", async () => {
-    const proxy = new TcpProxy(Number(target.port || (target.protocol === "https:" ? 443 : 5984)), target.hostname.replace(/^\[|\]$/g, ""));
-    const port = await proxy.start();
-    const viaProxy = new URL(target.toString());
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(port);
-    const state = memoryState();
-    const logger = captureLogger();
-    const options = { url: viaProxy.toString(), logger, state, pollIntervalMs: 500, heartbeatMs: 1_000, jobPollIntervalMs: 250, requestTimeoutMs: 5_000, retry: { retries: 1, baseMs: 50, capMs: 200 } };
+    const server = await httpServerControl(target.toString());
+    const options = { url: server.viaProxy, logger: captureLogger(), state: memoryState(), pollIntervalMs: 500, heartbeatMs: 1_000, jobPollIntervalMs: 250, requestTimeoutMs: 5_000, retry: { retries: 1, baseMs: 50, capMs: 200 } };
     const main = createCouchStore(options);
     const sources: Array<ReturnType<typeof createCouchStore>> = [];
-    const auth = viaProxy.username === "" ? undefined : `Basic ${Buffer.from(`${decodeURIComponent(viaProxy.username)}:${decodeURIComponent(viaProxy.password)}`).toString("base64")}`;
-    const direct = async (method: "GET" | "DELETE", path: string) => {
-      const url = new URL(target.toString());
-      url.username = "";
-      url.password = "";
-      const res = await request(`${url.origin}${url.pathname.replace(/\/$/, "")}${path}`, { method, headers: auth === undefined ? {} : { authorization: auth } });
-      await res.body.text();
-    };
     return {
+      ...server,
       store: main.store,
       newEventSource: () => {
         const handle = createCouchStore(options);
         sources.push(handle);
         return handle.events;
       },
-      createDb: (db) => main.store.ensureDb(db),
-      deleteDb: (db) => direct("DELETE", `/${encodeURIComponent(db)}`),
-      buildViews: (db, ddoc, view) => direct("GET", `/${encodeURIComponent(db)}/${ddoc}/_view/${view}?limit=1`),
-      cut: async () => proxy.cut(),
-      restore: async () => proxy.restore(),
       close: async () => {
         for (const s of sources) await s.close();
         await main.close();
-        await proxy.stop();
+        await server.close();
       },
     };
   });

@@ -17,6 +17,7 @@ import type { CompactionObject, JobHandle, Store } from "../../src/ports/store.j
 import { createUpholster, type Upholster } from "../../src/runtime/upholster.js";
 import { captureLogger } from "../support/logger.js";
 import { waitFor } from "../support/wait-for.js";
+import type { ServerControl } from "./server-control.js";
 
 /** One upholster instance's ports (a new instance over the same saved state is a restart). */
 export interface DaemonPorts {
@@ -25,19 +26,11 @@ export interface DaemonPorts {
   close(): Promise<void>;
 }
 
-export interface DaemonHarness {
+export interface DaemonHarness extends ServerControl {
   /** The scenario's own client: writes and inspection, never compaction. */
   readonly store: Store;
   /** Ports for a new upholster instance, sharing the harness's StatePort (feed seq, compacted seqs). */
   newInstance(): DaemonPorts;
-  createDb(db: string): Promise<void>;
-  deleteDb(db: string): Promise<void>;
-  /** Make the server index the design doc's views (CouchDB: a view query; memory: buildViews). */
-  buildViews(db: string, ddoc: string, view: string): Promise<void>;
-  /** The server goes away / comes back (memory: setAvailable; HTTP: a loopback TCP proxy). */
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface DaemonContractOptions {

@@ -2,26 +2,16 @@
 import { createMemoryStore } from "../../src/adapters/memory/index.js";
 import { realScheduler } from "../../src/runtime/scheduler.js";
 import { daemonContract } from "./daemon-contract.js";
+import { memoryServerControl } from "./server-control.js";
 
 daemonContract("memory", async () => {
   // Compactions that take a few seconds, as on a real server with real dbs: the adoption
   // scenario needs one still running when upholster re-checks the db.
   const store = createMemoryStore({ scheduler: realScheduler(), autoIndexDelayMs: false, model: { compactionStartupMs: 3_000 } });
   return {
+    ...memoryServerControl(store),
     store,
     // The same name resumes where the last instance stopped: the memory store's saved feed position.
     newInstance: () => ({ store, events: store.createEventSource({ name: "daemon" }), close: async () => undefined }),
-    createDb: async (db) => {
-      await store.ensureDb(db);
-    },
-    deleteDb: async (db) => {
-      store.deleteDb(db);
-    },
-    buildViews: async (db) => {
-      store.buildViews(db);
-    },
-    cut: async () => store.setAvailable(false),
-    restore: async () => store.setAvailable(true),
-    close: async () => undefined,
   };
 });

@@ -9,19 +9,12 @@ import { describe, expect, it } from "vitest";
 import type { EventSource, StoreEvent } from "../../src/ports/events.js";
 import type { Store } from "../../src/ports/store.js";
 import { waitFor } from "../support/wait-for.js";
+import type { ServerControl } from "./server-control.js";
 
-export interface StoreHarness {
+export interface StoreHarness extends ServerControl {
   readonly store: Store;
   /** A fresh event source over the same saved state: a restart of upholster's feed. */
   newEventSource(): EventSource;
-  createDb(db: string): Promise<void>;
-  deleteDb(db: string): Promise<void>;
-  /** Make the store index the design doc's views (CouchDB: a view query; memory: buildViews). */
-  buildViews(db: string, ddoc: string, view: string): Promise<void>;
-  /** The server goes away / comes back. */
-  cut(): Promise<void>;
-  restore(): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** Unique db names per run (a real server keeps what earlier runs left). */
