@@ -5,4 +5,3 @@ export * from "./session-cookie.js";
 export * from "./local-authenticator.js";
 export * from "./couchdb-authenticator.js";
 export * from "./session-handler.js";
-export { sendJson } from "./send-json.js";

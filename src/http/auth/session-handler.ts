@@ -11,7 +11,7 @@ import type { Clock } from "../../ports/shell.js";
 import { BAD_CREDENTIALS } from "./types.js";
 import type { LocalAuthenticator } from "./local-authenticator.js";
 import { AUTH_COOKIE } from "./session-cookie.js";
-import { sendJson } from "./send-json.js";
+import { sendJson } from "../respond.js";
 
 const LoginBody = t.type({ name: t.string, password: t.string });
 const MAX_BODY_BYTES = 64 * 1024;

@@ -18,7 +18,7 @@ import type { Logger, Scheduler } from "../../ports/shell.js";
 import { ADMIN_VIEWER, decodeFeedParams, toRow, type DbUpdateRow, type FeedParams, type Viewer } from "../../core/db-updates/index.js";
 import type { DbUpdatesService } from "../../runtime/db-updates/service.js";
 import { BAD_CREDENTIALS, NOT_SERVER_ADMIN, isServerAdmin, type Authenticator } from "../auth/types.js";
-import { sendJson } from "../auth/send-json.js";
+import { sendJson } from "../respond.js";
 import { ClientStream } from "./client-stream.js";
 import {
   CONTINUOUS_HEARTBEAT,
