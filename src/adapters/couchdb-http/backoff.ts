@@ -4,13 +4,15 @@
  * Full jitter spreads the retries of many clients that failed together.
  * Pure: randomness is a parameter.
  */
+import { cappedExponentialMs } from "../../core/shared/backoff.js";
+
 export interface BackoffPolicy {
   readonly baseMs: number;
   readonly capMs: number;
 }
 
 export const backoffCeilingMs = (attempt: number, policy: BackoffPolicy): number =>
-  Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(Math.max(0, attempt), 30));
+  cappedExponentialMs(policy.baseMs, policy.capMs, attempt);
 
 /** `random` returns a number in [0, 1). */
 export const backoffDelayMs = (attempt: number, policy: BackoffPolicy, random: () => number): number => {

@@ -4,6 +4,7 @@
  * (#3571); here attempt n waits `initial * 2^(n-1)` seconds, at most `max`,
  * and gives up after `maxAttempts` (0 = never give up).
  */
+import { cappedExponentialMs } from "../shared/backoff.js";
 
 export interface BackoffConfig {
   readonly retryInitialSecs: number;
@@ -12,12 +13,8 @@ export interface BackoffConfig {
 }
 
 /** Delay before retry number `attempt` (1-based). */
-export const backoffDelayMs = (config: BackoffConfig, attempt: number): number => {
-  const exponent = Math.max(0, attempt - 1);
-  // 2^60 seconds already dwarfs any cap; avoids Infinity arithmetic for huge attempts.
-  const secs = Math.min(config.retryMaxSecs, config.retryInitialSecs * 2 ** Math.min(exponent, 60));
-  return secs * 1000;
-};
+export const backoffDelayMs = (config: BackoffConfig, attempt: number): number =>
+  cappedExponentialMs(config.retryInitialSecs * 1000, config.retryMaxSecs * 1000, attempt - 1);
 
 /** Whether failure number `attempt` exhausts the allowed retries. */
 export const shouldGiveUp = (config: BackoffConfig, attempt: number): boolean =>

@@ -11,6 +11,7 @@
  * are kept: a repeat of a pending key costs nothing and loses nothing).
  */
 import { addKey, addKeys, batchHas, batchSize, dueAtMs, dueNow, emptyBatch, firstKeys, isDue, removeKeys, type Batch } from "./batch.js";
+import { cappedExponentialMs } from "../shared/backoff.js";
 
 export interface WriterSettings {
   readonly updateDb: boolean;
@@ -61,7 +62,7 @@ export const initialWriterState = (settings: WriterSettings): WriterState => ({
 
 /** Capped exponential back-off: initial, 2x, 4x, ... up to the max. */
 export const retryDelayMs = (settings: WriterSettings, failures: number): number =>
-  Math.min(settings.retryMaxDelayMs, settings.retryInitialDelayMs * 2 ** Math.max(0, Math.min(failures - 1, 30)));
+  cappedExponentialMs(settings.retryInitialDelayMs, settings.retryMaxDelayMs, failures - 1);
 
 export function writerStep(state: WriterState, input: WriterInput, nowMs: number): WriterOutput {
   switch (input.type) {

@@ -31,6 +31,7 @@ import {
 } from "../../core/db-updates/index.js";
 import { RevCache } from "./rev-cache.js";
 import { writeKeys } from "./write-keys.js";
+import { cappedExponentialMs } from "../../core/shared/backoff.js";
 
 export interface DbUpdatesMetrics {
   /** Docs written to the feed db (CouchDB's `db_writes`). */
@@ -208,7 +209,7 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
       await store.ensureDb(feedDbName);
       dbReady = true;
     } catch (e) {
-      const delayMs = Math.min(config.retryMaxDelayMs, config.retryInitialDelayMs * 2 ** Math.min(attempt, 30));
+      const delayMs = cappedExponentialMs(config.retryInitialDelayMs, config.retryMaxDelayMs, attempt);
       logger.warn({ db: feedDbName, error: errorText(e), retryInMs: delayMs }, "db updates: cannot create the feed db yet");
       if (!stopped) cancelEnsureTimer = scheduler.setTimeout(() => void ensureFeedDb(attempt + 1), delayMs);
     }
