@@ -11,27 +11,18 @@
  * every op (run on the first 20,000 ops only: it is slow). The tree sits
  * between the two: it keeps every version at O(log n) per op.
  */
+import { createRandom } from "../src/adapters/memory/random.js";
 import { emptyQueue, queueIn, queueOut, queueSize, type PriorityQueue } from "../src/core/compaction/queue.js";
 
 const OPS = 1_000_000;
 const CAPACITY = 9999;
 const KEY_POOL = 20_000;
 
-/** mulberry32: a small seeded PRNG, so both runs see the same operations. */
-const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
 type Op = { in: true; key: string; priority: number } | { in: false };
 const makeOps = (): Op[] => {
-  const rnd = prng(20261121);
+  // The project's seeded PRNG, so both runs see the same operations.
+  const random = createRandom(20261121);
+  const rnd = (): number => random.next();
   const keys = Array.from({ length: KEY_POOL }, (_, i) => `shards/00000000-7fffffff/db${i}.1700000000`);
   const ops: Op[] = [];
   for (let i = 0; i < OPS; i++) {

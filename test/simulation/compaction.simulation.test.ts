@@ -33,8 +33,7 @@ const seeds = (): number[] => {
   return Array.from({ length: count }, (_, i) => 1000 + i * 7919);
 };
 
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random.next() * items.length)] as T;
-const chance = (random: Random, p: number): boolean => random.next() < p;
+const pick = <T>(random: Random, items: readonly T[]): T => items[random.int(items.length)] as T;
 const clock = (minutes: number): string =>
   `${String(Math.floor(minutes / 60) % 24).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 
@@ -46,16 +45,16 @@ function randomIni(random: Random, dbs: readonly string[]): IniSections {
       concurrency: String(pick(random, [0, 1, 1, 2, 3])),
       capacity: String(pick(random, [3, 10, 100])),
     };
-    if (chance(random, 0.4)) {
+    if (random.chance(0.4)) {
       const from = Math.floor(random.next() * 1440);
       section.from = clock(from);
       section.to = clock(from + 30 + Math.floor(random.next() * 600));
-      if (chance(random, 0.5)) section.strict_window = "true";
+      if (random.chance(0.5)) section.strict_window = "true";
     }
     return section;
   };
   const ignore: Record<string, string> = {};
-  for (const db of dbs) if (chance(random, 0.1)) ignore[db] = "true";
+  for (const db of dbs) if (random.chance(0.1)) ignore[db] = "true";
   return {
     smoosh: {
       wait_secs: String(pick(random, [0, 5, 30])),
