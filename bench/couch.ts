@@ -13,7 +13,7 @@ import { createCouchStore } from "../src/adapters/couchdb-http/index.js";
 import type { CompactionObject, Store } from "../src/ports/store.js";
 import { createUpholster } from "../src/runtime/upholster.js";
 import { startPouchDbServer } from "../test/support/pouchdb-server.js";
-import { memoryState } from "../test/support/memory-state.js";
+import { createMemoryStatePort } from "../src/adapters/state/index.js";
 
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const config = {
@@ -29,8 +29,8 @@ interface Settings {
 }
 
 async function measure(url: string, settings: Settings, tag: string): Promise<{ perUpdate: number; qualifyToStartMs: number }> {
-  const handle = createCouchStore({ url, logger: silent, state: memoryState(), pollIntervalMs: settings.pollIntervalMs });
-  const client = createCouchStore({ url, logger: silent, state: memoryState() });
+  const handle = createCouchStore({ url, logger: silent, state: createMemoryStatePort(), pollIntervalMs: settings.pollIntervalMs });
+  const client = createCouchStore({ url, logger: silent, state: createMemoryStatePort() });
   const starts = new Map<string, number>();
   // Delegate with `this` = the adapter (a prototype-chain wrapper would shadow its state).
   const inner = handle.store;

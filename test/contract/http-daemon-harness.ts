@@ -7,7 +7,7 @@
  */
 import { createCouchStore, type CouchStoreHandle, type CouchStoreOptions } from "../../src/adapters/couchdb-http/index.js";
 import { captureLogger } from "../support/logger.js";
-import { memoryState } from "../support/memory-state.js";
+import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import type { DaemonHarness } from "./daemon-contract.js";
 import { httpServerControl } from "./server-control.js";
 
@@ -23,8 +23,8 @@ export const fastAdapterOptions = {
 /** `url` may carry `user:pass@`; it must be a loopback address (the proxy listens on 127.0.0.1). */
 export const httpDaemonHarness = async (url: string): Promise<DaemonHarness> => {
   const server = await httpServerControl(url);
-  const state = memoryState();
-  const client = createCouchStore({ url, logger: captureLogger(), state: memoryState(), ...fastAdapterOptions });
+  const state = createMemoryStatePort();
+  const client = createCouchStore({ url, logger: captureLogger(), state: createMemoryStatePort(), ...fastAdapterOptions });
   const instances: CouchStoreHandle[] = [];
   return {
     ...server,

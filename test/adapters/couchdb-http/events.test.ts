@@ -10,7 +10,7 @@ import type { StoreEvent } from "../../../src/ports/events.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
 import { captureLogger } from "../../support/logger.js";
-import { memoryState } from "../../support/memory-state.js";
+import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 
 let server: ReplayServer;
@@ -30,7 +30,7 @@ describe("_db_updates continuous feed", () => {
   it("delivers created/updated/deleted (not _dbs), saves the last seq and resumes from it after a restart", async () => {
     server.route("GET", (p) => p.startsWith("/_db_updates?"), { status: 200, body: feed78, raw: true, hold: true });
     server.route("GET", (p) => p.startsWith("/fx_dbu_b/_all_docs"), { status: 404, body: { error: "not_found" } });
-    const state = memoryState();
+    const state = createMemoryStatePort();
     const logger = captureLogger();
     const events: StoreEvent[] = [];
     const handle = createCouchStore({ url: base, logger, state, heartbeatMs: 60_000 });
@@ -66,7 +66,7 @@ describe("_db_updates continuous feed", () => {
     });
     server.route("GET", (p) => /\/_all_docs/.test(p), { status: 200, body: { rows: [] } });
     const events: StoreEvent[] = [];
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: memoryState(), heartbeatMs: 60_000 });
+    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
     await handle.events.start((e) => events.push(e));
     await waitFor(() => events.length >= 2, "events from two connections");
     expect(events).toEqual([{ type: "db-updated", db: "a" }, { type: "db-updated", db: "b" }]);
@@ -83,14 +83,14 @@ describe("_db_updates continuous feed", () => {
       body: { total_rows: 1, offset: 0, rows: [{ id: "_design/d", key: "_design/d", value: { rev }, doc: { _id: "_design/d", _rev: rev, views: {} } }] },
     }));
     const events: StoreEvent[] = [];
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: memoryState(), heartbeatMs: 60_000 });
+    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
     await handle.events.start((e) => events.push(e));
     await waitFor(() => events.some((e) => e.type === "ddoc-updated"), "ddoc-updated");
     expect(events).toContainEqual({ type: "ddoc-updated", db: "fx_db", ddoc: "_design/d" });
     await handle.close();
     // Restarted with the same saved state and an unchanged rev: view-updated, no ddoc-updated.
     events.length = 0;
-    const state = memoryState();
+    const state = createMemoryStatePort();
     const first = createCouchStore({ url: base, logger: captureLogger(), state, heartbeatMs: 60_000 });
     await first.events.start(() => undefined);
     await waitFor(async () => JSON.stringify(await state.load(EVENTS_STATE_KEY)).includes(rev), "revs saved");
@@ -117,7 +117,7 @@ describe("polling fallback", () => {
     server.route("GET", (p) => /\/_all_docs/.test(p), { status: 200, body: { rows: [] } });
     const events: StoreEvent[] = [];
     const logger = captureLogger();
-    const handle = createCouchStore({ url: base, logger, state: memoryState(), pollIntervalMs: 20 });
+    const handle = createCouchStore({ url: base, logger, state: createMemoryStatePort(), pollIntervalMs: 20 });
     await handle.events.start((e) => events.push(e));
     expect(handle.events.status()).toMatchObject({ mode: "polling" });
     expect(handle.events.status().detail).toContain("400");
@@ -133,7 +133,7 @@ describe("polling fallback", () => {
     server.route("GET", (p) => p.startsWith("/_db_updates?"), { status: 404, body: { error: "not_found", reason: "Database does not exist." } });
     server.route("POST", "/_dbs_info", (req) => (up ? { status: 200, body: (JSON.parse(req.body) as { keys: string[] }).keys.map((k) => ({ key: k, info: { db_name: k, update_seq: "1-x", sizes: { file: 1, active: 1 } } })) } : { status: 0, body: null, silent: true }));
     server.route("GET", "/_all_dbs", () => (up ? { status: 200, body: ["a"] } : { status: 0, body: null, silent: true }));
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: memoryState(), pollIntervalMs: 20, requestTimeoutMs: 100, retry: { retries: 0 } });
+    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), pollIntervalMs: 20, requestTimeoutMs: 100, retry: { retries: 0 } });
     await handle.events.start(() => undefined);
     expect(handle.events.status()).toMatchObject({ mode: "polling", connected: true });
     up = false;

@@ -10,13 +10,13 @@ import { createCouchStore, type CouchStoreHandle } from "../../../src/adapters/c
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { startPouchDbServer, type PouchDbServer } from "../../support/pouchdb-server.js";
 import { captureLogger } from "../../support/logger.js";
-import { memoryState } from "../../support/memory-state.js";
+import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 
 let pouch: PouchDbServer;
 let handle: CouchStoreHandle;
 const events: StoreEvent[] = [];
-const state = memoryState();
+const state = createMemoryStatePort();
 
 beforeAll(async () => {
   pouch = await startPouchDbServer();

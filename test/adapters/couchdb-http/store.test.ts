@@ -8,7 +8,7 @@ import { createCouchStore, CouchHttpError, CouchUnavailableError, CouchDecodeErr
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
 import { captureLogger } from "../../support/logger.js";
-import { memoryState } from "../../support/memory-state.js";
+import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { freePort } from "../../support/pouchdb-server.js";
 import { fastScheduler } from "./helpers.js";
 
@@ -25,7 +25,7 @@ afterEach(async () => {
 const make = (extra: Partial<Parameters<typeof createCouchStore>[0]> = {}) => {
   const logger = captureLogger();
   const scheduler = fastScheduler();
-  const state = memoryState();
+  const state = createMemoryStatePort();
   const handle = createCouchStore({
     url: base.replace("http://", "http://admin:s3cr3t-pw@"),
     logger,
@@ -119,7 +119,7 @@ describe("compaction jobs", () => {
     expect(job.suspend).toBeUndefined(); // CouchDB cannot pause a compaction
     const info = await store.dbInfo("fx_db");
     expect(info?.compactedSeqNumber).toBe(19000);
-    expect(JSON.stringify([...state.data.values()])).toContain("19000");
+    expect(JSON.stringify(await Promise.all(state.keys().map((key) => state.load(key))))).toContain("19000");
     await close();
   });
 
