@@ -37,6 +37,8 @@ export interface RecordingLogger extends Logger {
   readonly lines: readonly LogLine[];
   /** Lines whose message contains `text`. */
   find(text: string): LogLine[];
+  /** Every line as text (`level msg {fields}`), for failure messages and "never logged" checks. */
+  text(): string;
 }
 
 /**
@@ -60,6 +62,7 @@ export function createRecordingLogger(maxLines = 10_000, bindings: Readonly<Reco
       error: record("error"),
       child: (more: object) => make({ ...bound, ...(more as Record<string, unknown>) }),
       find: (text: string) => lines.filter((line) => line.msg.includes(text)),
+      text: () => lines.map((l) => `${l.level} ${l.msg} ${JSON.stringify(l.fields)}`).join("\n"),
     };
   };
   return make(bindings);

@@ -6,7 +6,7 @@
  */
 import { describe, it } from "vitest";
 import { createCouchStore } from "../../src/adapters/couchdb-http/index.js";
-import { captureLogger } from "../support/logger.js";
+import { createRecordingLogger } from "../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import { httpServerControl } from "./server-control.js";
 import { storeContract } from "./store-contract.js";
@@ -24,7 +24,7 @@ if (target === undefined || !loopback) {
 } else {
   storeContract("couchdb", async () => {
     const server = await httpServerControl(target.toString());
-    const options = { url: server.viaProxy, logger: captureLogger(), state: createMemoryStatePort(), pollIntervalMs: 500, heartbeatMs: 1_000, jobPollIntervalMs: 250, requestTimeoutMs: 5_000, retry: { retries: 1, baseMs: 50, capMs: 200 } };
+    const options = { url: server.viaProxy, logger: createRecordingLogger(), state: createMemoryStatePort(), pollIntervalMs: 500, heartbeatMs: 1_000, jobPollIntervalMs: 250, requestTimeoutMs: 5_000, retry: { retries: 1, baseMs: 50, capMs: 200 } };
     const main = createCouchStore(options);
     const sources: Array<ReturnType<typeof createCouchStore>> = [];
     return {

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import type { EventSource, StoreEvent } from "../../src/ports/events.js";
 import type { CompactionObject, JobHandle, Store } from "../../src/ports/store.js";
 import { createUpholster, type Upholster } from "../../src/runtime/upholster.js";
-import { captureLogger } from "../support/logger.js";
+import { createRecordingLogger } from "../../src/runtime/logger.js";
 import { waitFor } from "../support/wait-for.js";
 import type { ServerControl } from "./server-control.js";
 
@@ -119,7 +119,7 @@ const startUpholster = async (h: DaemonHarness): Promise<Running> => {
   const ports = h.newInstance();
   const { store, jobs } = recording(ports.store);
   const { source, seen } = tapped(ports.events);
-  const logger = captureLogger();
+  const logger = createRecordingLogger();
   const upholster = createUpholster({ store, events: source, config: contractConfig, logger });
   await upholster.start();
   return {

@@ -6,7 +6,7 @@
  * StatePort (the feed seq and compacted seqs), as a restarted daemon would.
  */
 import { createCouchStore, type CouchStoreHandle, type CouchStoreOptions } from "../../src/adapters/couchdb-http/index.js";
-import { captureLogger } from "../support/logger.js";
+import { createRecordingLogger } from "../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import type { DaemonHarness } from "./daemon-contract.js";
 import { httpServerControl } from "./server-control.js";
@@ -24,13 +24,13 @@ export const fastAdapterOptions = {
 export const httpDaemonHarness = async (url: string): Promise<DaemonHarness> => {
   const server = await httpServerControl(url);
   const state = createMemoryStatePort();
-  const client = createCouchStore({ url, logger: captureLogger(), state: createMemoryStatePort(), ...fastAdapterOptions });
+  const client = createCouchStore({ url, logger: createRecordingLogger(), state: createMemoryStatePort(), ...fastAdapterOptions });
   const instances: CouchStoreHandle[] = [];
   return {
     ...server,
     store: client.store,
     newInstance: () => {
-      const handle = createCouchStore({ url: server.viaProxy, logger: captureLogger(), state, ...fastAdapterOptions });
+      const handle = createCouchStore({ url: server.viaProxy, logger: createRecordingLogger(), state, ...fastAdapterOptions });
       instances.push(handle);
       return { store: handle.store, events: handle.events, close: () => handle.close() };
     },

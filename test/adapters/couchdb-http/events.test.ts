@@ -9,7 +9,7 @@ import { EVENTS_STATE_KEY } from "../../../src/adapters/couchdb-http/events.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
-import { captureLogger } from "../../support/logger.js";
+import { createRecordingLogger } from "../../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 
@@ -31,7 +31,7 @@ describe("_db_updates continuous feed", () => {
     server.route("GET", (p) => p.startsWith("/_db_updates?"), { status: 200, body: feed78, raw: true, hold: true });
     server.route("GET", (p) => p.startsWith("/fx_dbu_b/_all_docs"), { status: 404, body: { error: "not_found" } });
     const state = createMemoryStatePort();
-    const logger = captureLogger();
+    const logger = createRecordingLogger();
     const events: StoreEvent[] = [];
     const handle = createCouchStore({ url: base, logger, state, heartbeatMs: 60_000 });
     await handle.events.start((e) => events.push(e));
@@ -66,7 +66,7 @@ describe("_db_updates continuous feed", () => {
     });
     server.route("GET", (p) => /\/_all_docs/.test(p), { status: 200, body: { rows: [] } });
     const events: StoreEvent[] = [];
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
+    const handle = createCouchStore({ url: base, logger: createRecordingLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
     await handle.events.start((e) => events.push(e));
     await waitFor(() => events.length >= 2, "events from two connections");
     expect(events).toEqual([{ type: "db-updated", db: "a" }, { type: "db-updated", db: "b" }]);
@@ -83,7 +83,7 @@ describe("_db_updates continuous feed", () => {
       body: { total_rows: 1, offset: 0, rows: [{ id: "_design/d", key: "_design/d", value: { rev }, doc: { _id: "_design/d", _rev: rev, views: {} } }] },
     }));
     const events: StoreEvent[] = [];
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
+    const handle = createCouchStore({ url: base, logger: createRecordingLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
     await handle.events.start((e) => events.push(e));
     await waitFor(() => events.some((e) => e.type === "ddoc-updated"), "ddoc-updated");
     expect(events).toContainEqual({ type: "ddoc-updated", db: "fx_db", ddoc: "_design/d" });
@@ -91,11 +91,11 @@ describe("_db_updates continuous feed", () => {
     // Restarted with the same saved state and an unchanged rev: view-updated, no ddoc-updated.
     events.length = 0;
     const state = createMemoryStatePort();
-    const first = createCouchStore({ url: base, logger: captureLogger(), state, heartbeatMs: 60_000 });
+    const first = createCouchStore({ url: base, logger: createRecordingLogger(), state, heartbeatMs: 60_000 });
     await first.events.start(() => undefined);
     await waitFor(async () => JSON.stringify(await state.load(EVENTS_STATE_KEY)).includes(rev), "revs saved");
     await first.close();
-    const second = createCouchStore({ url: base, logger: captureLogger(), state, heartbeatMs: 60_000 });
+    const second = createCouchStore({ url: base, logger: createRecordingLogger(), state, heartbeatMs: 60_000 });
     await second.events.start((e) => events.push(e));
     await waitFor(() => events.some((e) => e.type === "view-updated"), "view-updated");
     expect(events.some((e) => e.type === "ddoc-updated")).toBe(false);
@@ -116,7 +116,7 @@ describe("polling fallback", () => {
     });
     server.route("GET", (p) => /\/_all_docs/.test(p), { status: 200, body: { rows: [] } });
     const events: StoreEvent[] = [];
-    const logger = captureLogger();
+    const logger = createRecordingLogger();
     const handle = createCouchStore({ url: base, logger, state: createMemoryStatePort(), pollIntervalMs: 20 });
     await handle.events.start((e) => events.push(e));
     expect(handle.events.status()).toMatchObject({ mode: "polling" });
@@ -133,7 +133,7 @@ describe("polling fallback", () => {
     server.route("GET", (p) => p.startsWith("/_db_updates?"), { status: 404, body: { error: "not_found", reason: "Database does not exist." } });
     server.route("POST", "/_dbs_info", (req) => (up ? { status: 200, body: (JSON.parse(req.body) as { keys: string[] }).keys.map((k) => ({ key: k, info: { db_name: k, update_seq: "1-x", sizes: { file: 1, active: 1 } } })) } : { status: 0, body: null, silent: true }));
     server.route("GET", "/_all_dbs", () => (up ? { status: 200, body: ["a"] } : { status: 0, body: null, silent: true }));
-    const handle = createCouchStore({ url: base, logger: captureLogger(), state: createMemoryStatePort(), pollIntervalMs: 20, requestTimeoutMs: 100, retry: { retries: 0 } });
+    const handle = createCouchStore({ url: base, logger: createRecordingLogger(), state: createMemoryStatePort(), pollIntervalMs: 20, requestTimeoutMs: 100, retry: { retries: 0 } });
     await handle.events.start(() => undefined);
     expect(handle.events.status()).toMatchObject({ mode: "polling", connected: true });
     up = false;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCouchStore, type CouchStoreHandle } from "../../../src/adapters/couchdb-http/index.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { startPouchDbServer, type PouchDbServer } from "../../support/pouchdb-server.js";
-import { captureLogger } from "../../support/logger.js";
+import { createRecordingLogger } from "../../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 
@@ -20,7 +20,7 @@ const state = createMemoryStatePort();
 
 beforeAll(async () => {
   pouch = await startPouchDbServer();
-  handle = createCouchStore({ url: pouch.url, logger: captureLogger(), state, pollIntervalMs: 100, jobPollIntervalMs: 200 });
+  handle = createCouchStore({ url: pouch.url, logger: createRecordingLogger(), state, pollIntervalMs: 100, jobPollIntervalMs: 200 });
 });
 afterAll(async () => {
   await handle?.close();

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCouchStore, CouchHttpError, CouchUnavailableError, CouchDecodeError } from "../../../src/adapters/couchdb-http/index.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
-import { captureLogger } from "../../support/logger.js";
+import { createRecordingLogger } from "../../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { freePort } from "../../support/pouchdb-server.js";
 import { fastScheduler } from "./helpers.js";
@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 const make = (extra: Partial<Parameters<typeof createCouchStore>[0]> = {}) => {
-  const logger = captureLogger();
+  const logger = createRecordingLogger();
   const scheduler = fastScheduler();
   const state = createMemoryStatePort();
   const handle = createCouchStore({
@@ -256,7 +256,7 @@ describe("retries, timeouts and health", () => {
 
   it("connection refused: retried, then a clear error without credentials; logged once per state change", async () => {
     const port = await freePort(); // nothing listens there
-    const logger = (await import("../../support/logger.js")).captureLogger();
+    const logger = createRecordingLogger();
     const handle = createCouchStore({ url: `http://admin:s3cr3t-pw@127.0.0.1:${port}/prefix`, logger, scheduler: fastScheduler(), retry: { retries: 2, baseMs: 1, capMs: 2 } });
     for (let i = 0; i < 5; i++) {
       const err = await handle.store.dbInfo("fx_db").then(() => undefined, (e: unknown) => e);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCouchStore } from "../../../src/adapters/couchdb-http/index.js";
 import { exchange } from "../../support/fixtures.js";
-import { captureLogger } from "../../support/logger.js";
+import { createRecordingLogger } from "../../../src/runtime/logger.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 
 let dir: string;
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 describe("TLS with a custom CA", () => {
   it("connects to an https server whose certificate is signed by the given CA, keeping the path prefix", async () => {
-    const handle = createCouchStore({ url, ca, logger: captureLogger(), state: createMemoryStatePort(), retry: { retries: 0 } });
+    const handle = createCouchStore({ url, ca, logger: createRecordingLogger(), state: createMemoryStatePort(), retry: { retries: 0 } });
     try {
       const info = await handle.store.dbInfo("fx_db");
       expect(info?.fileBytes).toBe((exchange("24").response.body as { sizes: { file: number } }).sizes.file);
@@ -58,7 +58,7 @@ describe("TLS with a custom CA", () => {
   });
 
   it("refuses the same server without the CA, and the error carries no password", async () => {
-    const logger = captureLogger();
+    const logger = createRecordingLogger();
     const handle = createCouchStore({ url, logger, state: createMemoryStatePort(), retry: { retries: 0 } });
     try {
       const error = await handle.store.dbInfo("fx_db").then(
