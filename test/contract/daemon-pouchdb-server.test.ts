@@ -30,8 +30,10 @@ daemonContract(
     // LevelDB: enough data that its own compaction frees the space of the old revisions.
     grow: { docs: 1000, rounds: 10 },
     // LevelDB frees the space lazily after PouchDB's compaction (sometimes growing first):
-    // measured falls were to 40-65% of the peak within a minute, not always below half.
-    fallFactor: 0.75,
+    // falls were to 40-65% of the peak within a minute, but in about one run in six the
+    // file settled at ~6.1 MB against a peak sampled at 6.7-7.4 MB (LevelDB had already
+    // compacted some of it during the growth). Ask for a real fall, not a fixed share.
+    fallFactor: 0.95,
     sizeFallTimeoutMs: 60_000,
     testTimeoutMs: 150_000,
   },

@@ -47,7 +47,11 @@ export const watchCompaction = (probe: CompactionProbe, options: WatchOptions, f
         if (info === undefined) return { ok: false, reason: `${options.label} no longer exists` };
         failures = 0;
         let finished: boolean;
-        if (info.running === undefined) {
+        if (info.running === undefined && info.fileBytes <= 0) {
+          // No size reported this time (PouchDB Server, for a moment; db info maps that to 0):
+          // no evidence either way, so it neither counts as stable nor ends the job.
+          finished = false;
+        } else if (info.running === undefined) {
           stable = lastSize === info.fileBytes ? stable + 1 : 0;
           lastSize = info.fileBytes;
           finished = stable >= options.stablePolls;
