@@ -20,7 +20,25 @@ export default tseslint.config(
         { object: "Math", property: "random", message: "the core takes randomness as a parameter" },
       ],
       "no-restricted-syntax": ["error", { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "the core takes time as a parameter" }],
-      "no-restricted-imports": ["error", { patterns: ["node:*", "fs", "http", "https", "net", "undici", "**/adapters/**", "**/runtime/**", "**/http/**", "**/cli/**"] }],
+      "no-restricted-imports": ["error", { patterns: ["node:*", "fs", "http", "https", "net", "undici", "**/ports/**", "**/adapters/**", "**/config/**", "**/runtime/**", "**/http/**", "**/cli/**"] }],
     },
   },
+  // Imports only go downwards (docs/ARCHITECTURE.md): core < ports < adapters < config < http < runtime < cli.
+  ...layer("src/ports/**/*.ts", ["adapters", "config", "http", "runtime", "cli"]),
+  ...layer("src/adapters/**/*.ts", ["config", "http", "runtime", "cli"]),
+  ...layer("src/config/**/*.ts", ["http", "runtime", "cli"]),
+  ...layer("src/http/**/*.ts", ["runtime", "cli"]),
+  ...layer("src/runtime/**/*.ts", ["cli"]),
 );
+
+/** A layer may not import from the layers named (which sit above it). */
+function layer(files, above) {
+  return [
+    {
+      files: [files],
+      rules: {
+        "no-restricted-imports": ["error", { patterns: above.map((name) => ({ group: [`**/${name}/**`], message: `${files.split("/")[1]} sits below ${name}: imports only go downwards (docs/ARCHITECTURE.md)` })) }],
+      },
+    },
+  ];
+}

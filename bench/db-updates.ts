@@ -14,7 +14,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
 import { createMemoryStore } from "../src/adapters/memory/index.js";
 import { realScheduler } from "../src/runtime/scheduler.js";
-import { createDbUpdatesSubsystem } from "../src/runtime/db-updates/index.js";
+import { dbUpdatesSubsystem } from "../src/runtime/db-updates/index.js";
 import { createLocalAuthenticator } from "../src/http/auth/index.js";
 import {
   COUCHDB_DEFAULTS,
@@ -168,7 +168,7 @@ async function measureUpholster(label: string, defaults: DbUpdatesConfig): Promi
   const store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
   const ini = { admins: { bench: "bench" }, chttpd_auth: { iterations: "1000" } };
   const authenticator = await createLocalAuthenticator({ config: ini, clock: scheduler });
-  const subsystem = createDbUpdatesSubsystem({ store, scheduler, config: ini, logger: silent, authenticator, defaults });
+  const subsystem = dbUpdatesSubsystem({ store, scheduler, config: ini, logger: silent, authenticator, defaults });
   const source = store.createEventSource();
   await source.start((e) => subsystem.service.handleStoreEvent(e));
   await subsystem.start();

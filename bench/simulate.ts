@@ -19,8 +19,8 @@ import { defaultSmooshConfig } from "../src/core/compaction/index.js";
 import { createMemoryStore, type MemoryStore } from "../src/adapters/memory/index.js";
 import { createWorkload } from "../src/adapters/memory/workload.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
-import { createCompactionDaemon } from "../src/runtime/compaction-daemon.js";
-import { silentLogger } from "../src/runtime/logger.js";
+import { createCompactionDaemon } from "../src/runtime/compaction/daemon.js";
+import { silentLogger } from "../src/adapters/logging/index.js";
 
 const DB_COUNT = Number(process.env.SIM_DBS ?? 10_000);
 const HOURS = Number(process.env.SIM_HOURS ?? 24);

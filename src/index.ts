@@ -8,7 +8,8 @@ export { createUpholster, InvalidConfigError, type Upholster, type UpholsterOpti
 export type { Subsystem } from "./runtime/subsystem.js";
 
 // --- smoosh (auto-compaction) ---------------------------------------------------
-export { createCompactionDaemon, type CompactionDaemon, type CompactionDaemonOptions, type JobSummary } from "./runtime/compaction-daemon.js";
+export { createCompactionDaemon, type CompactionDaemon, type CompactionDaemonOptions, type JobSummary } from "./runtime/compaction/daemon.js";
+export { compactionSubsystem, type CompactionSubsystem } from "./runtime/compaction/subsystem.js";
 export {
   decodeSmooshConfig,
   defaultSmooshConfig,
@@ -24,8 +25,7 @@ export {
 } from "./core/compaction/index.js";
 
 // --- db updates (global_changes, /_db_updates) ---------------------------------
-export { createDbUpdatesService, createDbUpdatesSubsystem } from "./runtime/db-updates/index.js";
-export { dbUpdatesSubsystem } from "./runtime/db-updates-subsystem.js";
+export { createDbUpdatesService, dbUpdatesSubsystem, type DbUpdatesSubsystem } from "./runtime/db-updates/index.js";
 export { createLocalAuthenticator, createCouchDbAuthenticator, type Authenticator } from "./http/auth/index.js";
 
 // --- configuration --------------------------------------------------------------
@@ -40,11 +40,11 @@ export { createCouchStore, redactUrl, type CouchStoreOptions, type CouchStoreHan
 export { createWorkload, type Workload, type WorkloadOptions } from "./adapters/memory/workload.js";
 export { createFileStatePort, createMemoryStatePort, type MemoryStatePort } from "./adapters/state/index.js";
 export { realScheduler, VirtualScheduler } from "./runtime/scheduler.js";
-export { createPinoLogger, createRecordingLogger, silentLogger, type RecordingLogger, type LogLine } from "./runtime/logger.js";
+export { createPinoLogger, createRecordingLogger, silentLogger, type RecordingLogger, type LogLine } from "./adapters/logging/index.js";
 
 // --- HTTP -----------------------------------------------------------------------
 export { createHttpServer, type HttpServer, type HttpAddress, type HttpServerOptions } from "./http/server.js";
-export { smooshRoutes, type SmooshControl } from "./http/smoosh-routes.js";
+export { smooshRoutes, type SmooshControl } from "./http/compaction/routes.js";
 export type { RouteHandler } from "./http/types.js";
 
 // --- ports ----------------------------------------------------------------------
@@ -52,4 +52,4 @@ export type { Store, CompactionStore, DocumentStore, DbInfo, ViewIndexInfo, Desi
 export type { EventSource, EventSourceStatus, StoreEvent, StoreEventListener } from "./ports/events.js";
 export type { Scheduler, Clock, Timers, StatePort, Logger } from "./ports/shell.js";
 
-export { UPHOLSTER_VERSION } from "./runtime/version.js";
+export { UPHOLSTER_VERSION } from "./version.js";

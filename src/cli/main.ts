@@ -4,8 +4,8 @@
  * one for its smoosh channels.
  */
 import { Command, Option } from "commander";
-import { LOG_LEVELS } from "../runtime/logger.js";
-import { UPHOLSTER_VERSION } from "../runtime/version.js";
+import { LOG_LEVELS } from "../ports/shell.js";
+import { UPHOLSTER_VERSION } from "../version.js";
 import { runCommand, type RunFlags } from "./run.js";
 import { fetchStatusText } from "./status.js";
 import { DEFAULT_PORT } from "../config/upholster-section.js";

@@ -9,10 +9,10 @@ import type { IniSections } from "../core/shared/ini.js";
 import { formatConfigProblem, loadConfig, type UpholsterConfig } from "../config/load.js";
 import { mergeIni } from "../config/ini-file.js";
 import { createFileStatePort } from "../adapters/state/index.js";
-import { createPinoLogger } from "../runtime/logger.js";
+import { createPinoLogger } from "../adapters/logging/index.js";
 import { realScheduler } from "../runtime/scheduler.js";
 import { createUpholster } from "../runtime/upholster.js";
-import { dbUpdatesSubsystem } from "../runtime/db-updates-subsystem.js";
+import { dbUpdatesSubsystem } from "../runtime/db-updates/subsystem.js";
 import { chooseStore } from "./choose-store.js";
 
 export interface RunFlags {
@@ -90,7 +90,7 @@ export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopp
     logger,
     state,
     http: { port: config.upholster.port, host: config.upholster.bindAddress },
-    subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, ini: config.ini, logger, authenticator }), ...choice.subsystems],
+    subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, config: config.ini, logger, authenticator }), ...choice.subsystems],
   });
   const demo = config.upholster.demo ? choice.prepareDemo?.() : undefined;
   demo?.prefill();

@@ -19,7 +19,7 @@
 import * as t from "io-ts";
 import type { Either } from "fp-ts/lib/Either.js";
 import { BooleanFromString, orErrors, readValue, type ConfigError, type IniSections } from "../core/shared/ini.js";
-import { LOG_LEVELS, type LogLevelName } from "../runtime/logger.js";
+import { LOG_LEVELS, type LogLevelName } from "../ports/shell.js";
 
 export const UPHOLSTER_SECTION = "upholster";
 export const DEFAULT_PORT = 5985;

@@ -3,7 +3,7 @@
  * `Cache-Control: must-revalidate`, errors as `{"error","reason"}`.
  */
 import type { ServerResponse } from "node:http";
-import { UPHOLSTER_VERSION } from "../runtime/version.js";
+import { UPHOLSTER_VERSION } from "../version.js";
 
 export const SERVER_HEADER = `upholster/${UPHOLSTER_VERSION}`;
 

@@ -2,7 +2,7 @@
  * Server-level endpoints: the welcome (`GET /`), the health check
  * (`GET /_up`, as CouchDB), and upholster's own status and metrics.
  */
-import { UPHOLSTER_VERSION } from "../runtime/version.js";
+import { UPHOLSTER_VERSION } from "../version.js";
 import { sendJson } from "./respond.js";
 import { routeTable } from "./router.js";
 import type { RouteHandler } from "./types.js";

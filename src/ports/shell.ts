@@ -29,6 +29,10 @@ export interface StatePort {
   save(key: string, value: unknown): Promise<void>;
 }
 
+/** The levels a logger can be set to (pino's). */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
 /** pino-compatible subset: structured fields first, message second. */
 export interface Logger {
   debug(fields: object, msg: string): void;

@@ -9,13 +9,13 @@ import { formatConfigError, type ConfigError, type IniSections } from "../core/s
 import { decodeConfig, isUpholsterConfig, type UpholsterConfig } from "../config/load.js";
 import { createHttpServer, type HttpAddress, type HttpServer } from "../http/server.js";
 import { serverRoutes } from "../http/server-routes.js";
-import { smooshRoutes } from "../http/smoosh-routes.js";
 import type { EventSource, EventSourceStatus, StoreEvent } from "../ports/events.js";
 import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
 import type { CompactionStore } from "../ports/store.js";
-import { createCompactionDaemon, type CompactionDaemon } from "./compaction-daemon.js";
-import { errorText } from "./compaction/infos.js";
-import { createPinoLogger } from "./logger.js";
+import { errorText } from "../core/shared/error-text.js";
+import { createPinoLogger } from "../adapters/logging/index.js";
+import type { CompactionDaemon } from "./compaction/daemon.js";
+import { compactionSubsystem } from "./compaction/subsystem.js";
 import { realScheduler } from "./scheduler.js";
 import type { Subsystem } from "./subsystem.js";
 
@@ -81,22 +81,12 @@ export function createUpholster(options: UpholsterOptions): Upholster {
   const logger = options.logger ?? createPinoLogger({ level: config.upholster.logLevel });
   const { store, events } = options;
 
-  const smoosh = createCompactionDaemon({ store, scheduler, config: config.smoosh, logger, state: options.state });
+  const compaction = compactionSubsystem({ store, scheduler, config: config.smoosh, logger, state: options.state });
+  const smoosh = compaction.daemon;
 
-  // The subsystems: smoosh, then what the caller adds (the db updates feed
+  // The subsystems: compaction, then what the caller adds (the db updates feed
   // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`; ken, hastings later).
-  const subsystems: Subsystem[] = [
-    {
-      name: "smoosh",
-      start: () => smoosh.start(),
-      stop: () => smoosh.stop(),
-      handleStoreEvent: (event) => smoosh.handleStoreEvent(event),
-      routes: [smooshRoutes(smoosh)],
-      status: () => smoosh.status(),
-      metrics: () => smoosh.metrics(),
-    },
-    ...(options.subsystems ?? []),
-  ];
+  const subsystems: Subsystem[] = [compaction, ...(options.subsystems ?? [])];
 
   let running = false;
   let http: HttpServer | undefined;

@@ -6,7 +6,7 @@
  */
 import { describe, it } from "vitest";
 import { createCouchStore } from "../../src/adapters/couchdb-http/index.js";
-import { createRecordingLogger } from "../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import { httpServerControl } from "./server-control.js";
 import { storeContract } from "./store-contract.js";

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import type { EventSource, StoreEvent } from "../../src/ports/events.js";
 import type { CompactionObject, JobHandle, Store } from "../../src/ports/store.js";
 import { createUpholster, type Upholster } from "../../src/runtime/upholster.js";
-import { createRecordingLogger } from "../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../src/adapters/logging/index.js";
 import { waitFor } from "../support/wait-for.js";
 import type { ServerControl } from "./server-control.js";
 

@@ -6,7 +6,7 @@
  * StatePort (the feed seq and compacted seqs), as a restarted daemon would.
  */
 import { createCouchStore, type CouchStoreHandle, type CouchStoreOptions } from "../../src/adapters/couchdb-http/index.js";
-import { createRecordingLogger } from "../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import type { DaemonHarness } from "./daemon-contract.js";
 import { httpServerControl } from "./server-control.js";

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMemoryStore, type MemoryStore } from "../../src/adapters/memory/index.js";
 import { realScheduler } from "../../src/runtime/scheduler.js";
-import { createDbUpdatesSubsystem, type DbUpdatesSubsystem } from "../../src/runtime/db-updates/index.js";
+import { dbUpdatesSubsystem, type DbUpdatesSubsystem } from "../../src/runtime/db-updates/index.js";
 import { createLocalAuthenticator, type Authenticator } from "../../src/http/auth/index.js";
 import type { RouteHandler } from "../../src/http/types.js";
 import type { IniSections } from "../../src/core/shared/ini.js";
@@ -58,7 +58,7 @@ export async function startHarness(options: { store?: MemoryStore; ini?: IniSect
     ...options.ini,
   };
   const authenticator = await createLocalAuthenticator({ config: ini, clock: scheduler });
-  const subsystem = createDbUpdatesSubsystem({ store, scheduler, config: ini, logger: options.logger ?? silentLogger, authenticator });
+  const subsystem = dbUpdatesSubsystem({ store, scheduler, config: ini, logger: options.logger ?? silentLogger, authenticator });
   const source = store.createEventSource();
   await source.start((event) => subsystem.service.handleStoreEvent(event));
   await subsystem.start();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createMemoryStore, type MemoryStore } from "../../src/adapters/memory/index.js";
 import type { CompactionStore } from "../../src/ports/store.js";
-import { createRecordingLogger } from "../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../src/adapters/logging/index.js";
 import { VirtualScheduler } from "../../src/runtime/scheduler.js";
 import { createUpholster, type Upholster } from "../../src/runtime/upholster.js";
 import { growGarbage, START_MS } from "../runtime/world.js";

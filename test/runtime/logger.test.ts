@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createPinoLogger, createRecordingLogger } from "../../src/runtime/logger.js";
+import { createPinoLogger, createRecordingLogger } from "../../src/adapters/logging/index.js";
 
 describe("loggers", () => {
   it("pino writes one JSON line per call, with the fields and the level filter", () => {

@@ -9,8 +9,8 @@ import { decodeSmooshConfig, type SmooshConfig } from "../../src/core/compaction
 import type { IniSections } from "../../src/core/shared/ini.js";
 import type { StatePort } from "../../src/ports/shell.js";
 import type { CompactionObject, CompactionStore } from "../../src/ports/store.js";
-import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction-daemon.js";
-import { createRecordingLogger, type RecordingLogger } from "../../src/runtime/logger.js";
+import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction/daemon.js";
+import { createRecordingLogger, type RecordingLogger } from "../../src/adapters/logging/index.js";
 import { VirtualScheduler } from "../../src/runtime/scheduler.js";
 
 export const START_MS = Date.UTC(2026, 10, 21, 12, 0, 0);

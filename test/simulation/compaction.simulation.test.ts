@@ -19,9 +19,9 @@ import { channelPriority } from "../../src/core/compaction/priority.js";
 import { inWindow } from "../../src/core/compaction/window.js";
 import type { IniSections } from "../../src/core/shared/ini.js";
 import type { CompactionObject, CompactionStore, JobHandle } from "../../src/ports/store.js";
-import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction-daemon.js";
+import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction/daemon.js";
 import { toDbSizeInfo } from "../../src/runtime/compaction/infos.js";
-import { silentLogger } from "../../src/runtime/logger.js";
+import { silentLogger } from "../../src/adapters/logging/index.js";
 import { VirtualScheduler } from "../../src/runtime/scheduler.js";
 
 const START_MS = Date.UTC(2026, 10, 21, 21, 30, 0); // near midnight UTC: windows that wrap get exercised

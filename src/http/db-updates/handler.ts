@@ -16,7 +16,8 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import type { RouteHandler } from "../types.js";
 import type { Logger, Scheduler } from "../../ports/shell.js";
 import { ADMIN_VIEWER, decodeFeedParams, toRow, type DbUpdateRow, type FeedParams, type Viewer } from "../../core/db-updates/index.js";
-import type { DbUpdatesService } from "../../runtime/db-updates/service.js";
+import type { DbUpdatesFeed } from "./feed.js";
+import { errorText } from "../../core/shared/error-text.js";
 import { BAD_CREDENTIALS, NOT_SERVER_ADMIN, isServerAdmin, type Authenticator } from "../auth/types.js";
 import { sendJson } from "../respond.js";
 import { ClientStream } from "./client-stream.js";
@@ -32,7 +33,7 @@ import {
 } from "./framing.js";
 
 export interface DbUpdatesHandlerOptions {
-  readonly service: DbUpdatesService;
+  readonly service: DbUpdatesFeed;
   readonly authenticator: Authenticator;
   readonly scheduler: Scheduler;
   readonly logger: Logger;
@@ -50,7 +51,6 @@ const PAGE_ROWS = 1_000;
 const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "must-revalidate" };
 const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" };
 
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export function createDbUpdatesHandler(options: DbUpdatesHandlerOptions): RouteHandler {
   const { service, authenticator, scheduler, logger } = options;

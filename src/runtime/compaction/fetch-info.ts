@@ -6,7 +6,8 @@
  */
 import type { ObjectInfo, SmooshEffect, SmooshEvent } from "../../core/compaction/index.js";
 import type { CompactionStore, DbInfo } from "../../ports/store.js";
-import { errorText, toDbSizeInfo, toViewSizeInfo } from "./infos.js";
+import { errorText } from "../../core/shared/error-text.js";
+import { toDbSizeInfo, toViewSizeInfo } from "./infos.js";
 
 export type FetchInfoEffect = Extract<SmooshEffect, { type: "fetch-info" }>;
 

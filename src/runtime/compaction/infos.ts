@@ -22,16 +22,3 @@ export const toViewSizeInfo = (info: ViewIndexInfo): ViewSizeInfo => ({
   needsUpgrade: info.needsUpgrade,
   compactionRunning: info.compactionRunning,
 });
-
-/** Error text for logs and events: never throws, whatever was thrown. */
-export const errorText = (error: unknown): string => {
-  if (error instanceof Error) return error.message;
-  try {
-    return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-};
-
-/** `"foo"` and `"_design/foo"` both name the design doc `_design/foo`. */
-export const designDocId = (ddoc: string): string => (ddoc.startsWith("_design/") ? ddoc : `_design/${ddoc}`);

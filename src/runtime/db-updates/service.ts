@@ -12,7 +12,7 @@
  */
 import type { StoreEvent } from "../../ports/events.js";
 import type { Logger, Scheduler, CancelTimer } from "../../ports/shell.js";
-import type { ChangeRow, DocumentStore } from "../../ports/store.js";
+import type { DocumentStore } from "../../ports/store.js";
 import {
   initialListenerState,
   initialWriterState,
@@ -29,6 +29,8 @@ import {
   type WriterSettings,
   type WriterState,
 } from "../../core/db-updates/index.js";
+import type { DbUpdatesFeed, WaitResult } from "../../http/db-updates/feed.js";
+import { errorText } from "../../core/shared/error-text.js";
 import { RevCache } from "./rev-cache.js";
 import { writeKeys } from "./write-keys.js";
 import { cappedExponentialMs } from "../../core/shared/backoff.js";
@@ -56,20 +58,9 @@ export interface DbUpdatesMetrics {
   readonly subscribers: number;
 }
 
-export interface FeedPage {
-  readonly results: readonly ChangeRow[];
-  readonly lastSeq: string;
-}
+export type { FeedPage, ReadChangesQuery, WaitResult } from "../../http/db-updates/feed.js";
 
-export interface ReadChangesQuery {
-  readonly since?: string | undefined;
-  readonly limit?: number | undefined;
-  readonly descending?: boolean | undefined;
-}
-
-export type WaitResult = "changed" | "timeout" | "stopped" | "aborted";
-
-export interface DbUpdatesService {
+export interface DbUpdatesService extends DbUpdatesFeed {
   /** Feed the service every store event; others than db-created/updated/deleted are ignored. */
   handleStoreEvent(event: StoreEvent): void;
   /** Ensures the feed db (retrying in the background if the store is down). */
@@ -80,13 +71,6 @@ export interface DbUpdatesService {
   configure(config: DbUpdatesConfig): void;
   metrics(): DbUpdatesMetrics;
   readonly feedDbName: string;
-  /** One page of the feed db's changes (raw rows; the HTTP layer transforms them per viewer). */
-  readChanges(query: ReadChangesQuery): Promise<FeedPage>;
-  currentSeq(): Promise<string>;
-  /** Called after every successful write. Returns an unsubscribe function; undefined when at `maxSubscribers`. */
-  subscribe(listener: () => void): (() => void) | undefined;
-  /** Resolves `changed` once the feed has rows after `since` (notification, or a poll every `pollIntervalMs`), else `timeout`. */
-  waitForChange(since: string, timeoutMs: number, signal?: AbortSignal): Promise<WaitResult>;
 }
 
 export interface DbUpdatesServiceOptions {
@@ -120,7 +104,6 @@ const writerSettings = (c: DbUpdatesConfig): WriterSettings => ({
   retryMaxDelayMs: c.retryMaxDelayMs,
 });
 
-const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpdatesService {
   const { store, scheduler, logger } = options;

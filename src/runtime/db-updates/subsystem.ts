@@ -1,7 +1,7 @@
 /**
- * The composition of the db updates feed: config, service, HTTP routes.
- * The caller (src/index.ts / the CLI) feeds store events to
- * `service.handleStoreEvent` and mounts `routes` on upholster's HTTP server.
+ * The db updates feed (global_changes, `/_db_updates`) as one of upholster's
+ * subsystems: config, service, HTTP routes. Store events reach the service
+ * through `handleStoreEvent`; `routes` are mounted on upholster's server.
  */
 import { formatConfigError, type IniSections } from "../../core/shared/ini.js";
 import { decodeDbUpdatesConfig, type DbUpdatesConfig } from "../../core/db-updates/index.js";
@@ -12,6 +12,7 @@ import type { Authenticator } from "../../http/auth/types.js";
 import type { LocalAuthenticator } from "../../http/auth/local-authenticator.js";
 import { createSessionHandler } from "../../http/auth/session-handler.js";
 import { createDbUpdatesHandler } from "../../http/db-updates/handler.js";
+import type { Subsystem } from "../subsystem.js";
 import { createDbUpdatesService, type DbUpdatesMetrics, type DbUpdatesService } from "./service.js";
 
 export interface DbUpdatesSubsystemOptions {
@@ -25,28 +26,27 @@ export interface DbUpdatesSubsystemOptions {
   readonly defaults?: DbUpdatesConfig;
 }
 
-export interface DbUpdatesSubsystem {
+export interface DbUpdatesSubsystem extends Subsystem {
   readonly service: DbUpdatesService;
   /** `/_db_updates`, plus `/_session` when the authenticator is the local one. */
   readonly routes: RouteHandler[];
   readonly config: DbUpdatesConfig;
-  start(): Promise<void>;
-  stop(): Promise<void>;
   metrics(): DbUpdatesMetrics;
 }
 
 const isLocal = (a: Authenticator | LocalAuthenticator): a is LocalAuthenticator => "login" in a && "issueCookie" in a;
 
-export function createDbUpdatesSubsystem(options: DbUpdatesSubsystemOptions): DbUpdatesSubsystem {
+export function dbUpdatesSubsystem(options: DbUpdatesSubsystemOptions): DbUpdatesSubsystem {
+  const logger = options.logger.child?.({ subsystem: "db_updates" }) ?? options.logger;
   const { config, errors } = decodeDbUpdatesConfig(options.config, options.defaults);
-  for (const e of errors) options.logger.warn({ section: e.section, key: e.key, value: e.value }, `ignoring bad config value: ${formatConfigError(e)}`);
-  const service = createDbUpdatesService({ store: options.store, scheduler: options.scheduler, config, logger: options.logger });
+  for (const e of errors) logger.warn({ section: e.section, key: e.key, value: e.value }, `ignoring bad config value: ${formatConfigError(e)}`);
+  const service = createDbUpdatesService({ store: options.store, scheduler: options.scheduler, config, logger });
   const routes: RouteHandler[] = [
     createDbUpdatesHandler({
       service,
       authenticator: options.authenticator,
       scheduler: options.scheduler,
-      logger: options.logger,
+      logger,
       maxClientBufferBytes: config.maxClientBufferBytes,
       storeRetryMs: config.pollIntervalMs,
       drainTimeoutMs: config.clientDrainTimeoutMs,
@@ -54,11 +54,14 @@ export function createDbUpdatesSubsystem(options: DbUpdatesSubsystemOptions): Db
   ];
   if (isLocal(options.authenticator)) routes.push(createSessionHandler(options.authenticator, options.scheduler));
   return {
+    name: "db_updates",
     service,
     routes,
     config,
     start: () => service.start(),
     stop: () => service.stop(),
+    handleStoreEvent: (event) => service.handleStoreEvent(event),
+    status: () => ({ feedDb: service.feedDbName }),
     metrics: () => service.metrics(),
   };
 }

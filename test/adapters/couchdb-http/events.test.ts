@@ -9,7 +9,7 @@ import { EVENTS_STATE_KEY } from "../../../src/adapters/couchdb-http/events.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
-import { createRecordingLogger } from "../../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 

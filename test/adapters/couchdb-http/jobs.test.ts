@@ -1,7 +1,7 @@
 /** Watching a compaction on a server that does not report `compact_running` (PouchDB Server). */
 import { describe, expect, it } from "vitest";
 import { watchCompaction, type CompactionProbe } from "../../../src/adapters/couchdb-http/jobs.js";
-import { silentLogger } from "../../../src/runtime/logger.js";
+import { silentLogger } from "../../../src/adapters/logging/index.js";
 import { fastScheduler } from "./helpers.js";
 
 const probeOf = (sizes: readonly number[]): CompactionProbe & { polls(): number } => {

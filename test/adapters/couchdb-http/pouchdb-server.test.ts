@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCouchStore, type CouchStoreHandle } from "../../../src/adapters/couchdb-http/index.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { startPouchDbServer, type PouchDbServer } from "../../support/pouchdb-server.js";
-import { createRecordingLogger } from "../../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { waitFor } from "../../support/wait-for.js";
 

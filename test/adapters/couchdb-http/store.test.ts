@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCouchStore, CouchHttpError, CouchUnavailableError, CouchDecodeError } from "../../../src/adapters/couchdb-http/index.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer, replyOf } from "../../support/replay-server.js";
-import { createRecordingLogger } from "../../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { freePort } from "../../support/pouchdb-server.js";
 import { fastScheduler } from "./helpers.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCouchStore } from "../../../src/adapters/couchdb-http/index.js";
 import { exchange } from "../../support/fixtures.js";
-import { createRecordingLogger } from "../../../src/runtime/logger.js";
+import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 
 let dir: string;

@@ -1,30 +1,8 @@
 /**
- * Loggers for the shell. Production logs are pino JSON lines on stdout, one
- * structured line per decision; tests use a recording logger so they can
- * assert on what was logged without parsing stdout.
+ * Loggers that do not print: a recording one for tests and embedders that
+ * assert on what was logged without parsing stdout, and a silent one.
  */
-import { pino } from "pino";
-import type { Logger } from "../ports/shell.js";
-
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
-
-export interface PinoLoggerOptions {
-  readonly level?: LogLevelName;
-  /** Where lines go; stdout by default (a pino destination, or any `{ write(line) }`). */
-  readonly destination?: pino.DestinationStream;
-  /** Bound into every line, e.g. `{ service: "upholster" }`. */
-  readonly bindings?: Readonly<Record<string, unknown>>;
-}
-
-/** pino to stdout (or a given stream). pino's API is the port's superset, so it is returned as is. */
-export function createPinoLogger(options: PinoLoggerOptions = {}): Logger {
-  const base = pino(
-    { level: options.level ?? "info", base: { name: "upholster", ...options.bindings } },
-    options.destination ?? pino.destination({ dest: 1, sync: true }),
-  );
-  return base as unknown as Logger;
-}
+import type { Logger } from "../../ports/shell.js";
 
 export interface LogLine {
   readonly level: "debug" | "info" | "warn" | "error";

@@ -9,11 +9,11 @@
 import * as t from "io-ts";
 import { isLeft } from "fp-ts/lib/Either.js";
 import type { ServerResponse } from "node:http";
-import type { SmooshStatus } from "../core/compaction/index.js";
-import { readJsonBody, type HttpError } from "./body.js";
-import { sendError, sendJson, sendOk } from "./respond.js";
-import { routeTable } from "./router.js";
-import type { RouteHandler } from "./types.js";
+import type { SmooshStatus } from "../../core/compaction/index.js";
+import { readJsonBody, type HttpError } from "../body.js";
+import { sendError, sendJson, sendOk } from "../respond.js";
+import { routeTable } from "../router.js";
+import type { RouteHandler } from "../types.js";
 
 /** What the routes need from the compaction daemon. */
 export interface SmooshControl {
