@@ -15,13 +15,28 @@ export interface RealSchedulerOptions {
   readonly unref?: boolean;
 }
 
-/** Wall-clock time and Node timers. */
+/**
+ * Wall-clock time and Node timers, agreeing with each other: Node's timers
+ * run on a coarse monotonic clock and fire up to 1 ms before `Date.now()`
+ * reaches their time (measured: 1 timer in 10), so an early one is re-armed
+ * for the rest, and `fn` never runs before `nowMs()` reaches the due time.
+ */
 export function realScheduler(options: RealSchedulerOptions = {}): Scheduler {
   return {
     nowMs: () => Date.now(),
     setTimeout(fn, delayMs) {
-      const handle = setTimeout(fn, clampDelayMs(delayMs));
-      if (options.unref === true) handle.unref();
+      const clampedMs = clampDelayMs(delayMs);
+      const dueMs = Date.now() + clampedMs;
+      let handle: NodeJS.Timeout;
+      const arm = (waitMs: number): void => {
+        handle = setTimeout(() => {
+          const earlyByMs = dueMs - Date.now();
+          if (earlyByMs > 0 && clampedMs < MAX_NODE_DELAY_MS) arm(earlyByMs);
+          else fn();
+        }, waitMs);
+        if (options.unref === true) handle.unref();
+      };
+      arm(clampedMs);
       return () => clearTimeout(handle);
     },
   };
@@ -41,11 +56,26 @@ interface VirtualTimer {
   readonly fn: () => void;
 }
 
+/**
+ * Timers that do not fire exactly on time, as on a busy machine: each fires
+ * up to `maxLateMs` late, or up to `maxEarlyMs` early (never more than half
+ * its delay, so it still fires after it was set), drawn from `random`.
+ * Simulations use it to show bugs that assume punctual timers.
+ */
+export interface TimerJitter {
+  /** Uniform in [0, 1): pass a seeded source for replayable runs. */
+  readonly random: () => number;
+  readonly maxLateMs: number;
+  readonly maxEarlyMs: number;
+}
+
 export interface VirtualSchedulerOptions {
   /** Where the clock starts (ms since the epoch; any number). Default 0. */
   readonly startMs?: number;
   /** Bound on pending timers: a runaway loop fails loudly instead of eating memory. Default 1,000,000. */
   readonly maxPendingTimers?: number;
+  /** Default: every timer fires exactly on time. */
+  readonly jitter?: TimerJitter;
 }
 
 /** Lets promise chains started by a timer callback run to their next await on a real timer/IO. */
@@ -71,10 +101,12 @@ export class VirtualScheduler implements Scheduler {
   /** Kept sorted by (atMs, order); inserts binary-search their place. */
   private readonly timers: VirtualTimer[] = [];
   private readonly maxPendingTimers: number;
+  private readonly jitter: TimerJitter | undefined;
 
   constructor(options: VirtualSchedulerOptions = {}) {
     this.currentMs = options.startMs ?? 0;
     this.maxPendingTimers = options.maxPendingTimers ?? 1_000_000;
+    this.jitter = options.jitter;
   }
 
   nowMs(): number {
@@ -86,12 +118,22 @@ export class VirtualScheduler implements Scheduler {
       throw new Error(`VirtualScheduler: more than ${this.maxPendingTimers} pending timers`);
     }
     const safeDelayMs = Number.isFinite(delayMs) && delayMs > 0 ? delayMs : delayMs === Infinity ? Infinity : 0;
-    const timer: VirtualTimer = { atMs: this.currentMs + safeDelayMs, order: this.nextOrder++, fn };
+    const timer: VirtualTimer = { atMs: this.currentMs + this.jittered(safeDelayMs), order: this.nextOrder++, fn };
     this.timers.splice(this.insertionIndex(timer), 0, timer);
     return () => {
       const index = this.timers.indexOf(timer);
       if (index >= 0) this.timers.splice(index, 1);
     };
+  }
+
+  /** The delay after jitter: late by up to maxLateMs, or early by up to maxEarlyMs but at most half the delay (whole ms). */
+  private jittered(delayMs: number): number {
+    const jitter = this.jitter;
+    if (jitter === undefined || delayMs === Infinity) return delayMs;
+    const early = jitter.random() < 0.5;
+    const amount = jitter.random();
+    if (early) return delayMs - Math.floor(amount * Math.min(jitter.maxEarlyMs, delayMs / 2));
+    return delayMs + Math.floor(amount * jitter.maxLateMs);
   }
 
   /** How many timers wait to fire. */

@@ -111,6 +111,24 @@ describe("VirtualScheduler", () => {
     expect(sync.nextTimerAtMs()).toBe(1100);
   });
 
+  it("jitter: timers fire late or early by a seeded random amount, early never before they were set", () => {
+    let x = 1;
+    const random = () => ((x = (x * 48271) % 2147483647) / 2147483647);
+    const scheduler = new VirtualScheduler({ jitter: { random, maxLateMs: 500, maxEarlyMs: 200 } });
+    const offsets: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const setAtMs = scheduler.nowMs();
+      const delayMs = 1 + (i % 50) * 10;
+      scheduler.setTimeout(() => offsets.push(scheduler.nowMs() - setAtMs - delayMs), delayMs);
+      scheduler.runUntilIdle();
+    }
+    expect(Math.min(...offsets)).toBeLessThan(0);
+    expect(Math.max(...offsets)).toBeGreaterThan(0);
+    expect(Math.max(...offsets)).toBeLessThanOrEqual(500);
+    expect(Math.min(...offsets)).toBeGreaterThanOrEqual(-200);
+    for (let i = 0; i < 200; i++) expect(offsets[i]! + 1 + (i % 50) * 10).toBeGreaterThan(0);
+  });
+
   it("bounds pending timers", () => {
     const scheduler = new VirtualScheduler({ maxPendingTimers: 3 });
     for (let i = 0; i < 3; i++) scheduler.setTimeout(() => {}, i);
@@ -129,5 +147,23 @@ describe("realScheduler", () => {
     await new Promise<void>((resolve) => scheduler.setTimeout(resolve, 5));
     expect(scheduler.nowMs()).toBeGreaterThanOrEqual(before);
     expect(cancelledFired).toBe(false);
+  });
+
+  it("never runs a callback before its own clock reaches the due time (Node's timers can fire 1 ms early)", async () => {
+    const scheduler = realScheduler({ unref: true });
+    const early: number[] = [];
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) => {
+        const delayMs = 1 + (i % 17);
+        const dueMs = scheduler.nowMs() + delayMs;
+        return new Promise<void>((resolve) =>
+          scheduler.setTimeout(() => {
+            if (scheduler.nowMs() < dueMs) early.push(dueMs - scheduler.nowMs());
+            resolve();
+          }, delayMs),
+        );
+      }),
+    );
+    expect(early).toEqual([]);
   });
 });

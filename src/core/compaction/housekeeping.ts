@@ -46,7 +46,10 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
   return future.length === 0 ? undefined : Math.min(...future);
 };
 
-/** Ask for a tick only when the wanted time changed (the shell keeps only the latest). */
+/**
+ * Ask for a tick when the wanted time differs from the timer the shell holds
+ * (it keeps only the latest request; after a `tick` it holds none).
+ */
 export const scheduleTick = (d: Draft): void => {
   const atMs = nextWakeMs(d.state, d.nowMs);
   if (atMs === undefined || atMs === d.state.scheduledTickAtMs) return;

@@ -82,7 +82,7 @@ export interface SmooshState {
   readonly metrics: SmooshMetrics;
   readonly nextRescanAtMs: number | undefined;
   readonly nextCheckpointAtMs: number | undefined;
-  /** The tick last asked for, so it is asked again only when it changes. */
+  /** The tick the shell holds a timer for (undefined after a tick fired), so it is asked again only when needed. */
   readonly scheduledTickAtMs: number | undefined;
 }
 

@@ -117,7 +117,11 @@ export type SmooshEffect =
   | { readonly type: "cancel-job"; readonly jobId: number }
   | { readonly type: "list-dbs"; readonly purpose: ListPurpose }
   | { readonly type: "list-design-docs"; readonly db: DbName; readonly purpose: ListPurpose }
-  /** Wake the core with a `tick` event at (or soon after) this time. Only the latest request counts. */
+  /**
+   * Wake the core with a `tick` event at about this time (it may come a little
+   * early or late). Only the latest request counts; once a tick is delivered
+   * the shell holds no timer until asked again.
+   */
   | { readonly type: "schedule-tick"; readonly atMs: number }
   | { readonly type: "persist"; readonly snapshot: SmooshSnapshot }
   | {

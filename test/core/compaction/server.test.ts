@@ -31,6 +31,19 @@ describe("smoosh reducer examples", () => {
     expect(activeJobs(sim.state)).toEqual([{ jobId: expect.any(Number), channel: "ratio_dbs", object: dbA, adopted: false }]);
   });
 
+  it("a tick that comes early (Node fires timers up to 1 ms before Date.now() reaches them) asks for the tick again", () => {
+    const sim = new Sim(configFrom({ smoosh: base }), () => bigDb(), [], () => [], T0);
+    sim.send({ type: "object-updated", object: dbA });
+    sim.answer(0, true); // queued; the channel is paused until T0 + 30 s
+    sim.nowMs = T0 + 29_999;
+    sim.tickAtMs = undefined; // the shell's timer fired (early): it holds none now
+    sim.send({ type: "tick" });
+    expect(sim.tickAtMs).toBe(T0 + 30_000); // the regression of issue #7: no tick was asked for again
+    sim.advance(1);
+    sim.answer(0, true); // precheck
+    expect(sim.starts).toEqual([{ atMs: T0 + 30_000, channel: "ratio_dbs", object: dbA, adopt: false }]);
+  });
+
   it("precheck: priority 0 now skips the start, a running compaction is adopted", () => {
     let info = bigDb();
     const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => info, [], () => [], T0);
