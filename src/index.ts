@@ -27,6 +27,7 @@ export {
 // --- db updates (global_changes, /_db_updates) ---------------------------------
 export { createDbUpdatesService, dbUpdatesSubsystem, type DbUpdatesSubsystem } from "./runtime/db-updates/index.js";
 export { createLocalAuthenticator, createCouchDbAuthenticator, type Authenticator } from "./http/auth/index.js";
+export { createGuard, UnprotectedServerError, ADMIN_ONLY, STATUS, PUBLIC, dbReader, type Guard, type DbSecurity, type Access } from "./http/auth/index.js";
 
 // --- configuration --------------------------------------------------------------
 export { loadConfig, decodeConfig, formatConfigProblem, type UpholsterConfig, type ConfigProblem, type LoadConfigOptions } from "./config/load.js";

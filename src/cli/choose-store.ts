@@ -14,6 +14,8 @@ import { createMemoryStore } from "../adapters/memory/index.js";
 import { createCouchStore, redactUrl, type CouchAuth, type CouchStoreHandle } from "../adapters/couchdb-http/index.js";
 import { prepareDemo, type PreparedDemo } from "./demo.js";
 import { createCouchDbAuthenticator, createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
+import { mergeIni } from "../config/ini-file.js";
+import type { RunAdmin } from "./first-run.js";
 
 export interface StoreChoiceOptions {
   readonly config: UpholsterConfig;
@@ -31,11 +33,12 @@ export interface StoreChoice {
   /** Present only where a demo makes sense (the in-memory store). */
   readonly prepareDemo?: () => PreparedDemo;
   /**
-   * Who may read `/_db_updates`: on the in-memory store, the `[admins]`
-   * section (CouchDB's password formats); against CouchDB, CouchDB's own
-   * admins (asked through its `/_session`).
+   * Who is a server admin, for every protected route: on the in-memory
+   * store, the `[admins]` section (CouchDB's password formats) plus
+   * `runAdmin` (the first run's, see first-run.ts); against CouchDB,
+   * CouchDB's own admins (asked through its `/_session`; `runAdmin` unused).
    */
-  authenticator(): Promise<Authenticator>;
+  authenticator(runAdmin?: RunAdmin): Promise<Authenticator>;
   /** Extra status entries (`couchdb`: server health, event mode, request counts) for `/_upholster/status`. */
   readonly subsystems: readonly Subsystem[];
   /** Release the store's resources (connections) after upholster stopped. */
@@ -60,7 +63,10 @@ function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
     store,
     events: store.createEventSource(),
     prepareDemo: () => prepareDemo({ store, scheduler, logger }),
-    authenticator: () => createLocalAuthenticator({ config: options.config.ini, clock: scheduler, logger }),
+    authenticator: (runAdmin) => {
+      const config = runAdmin === undefined ? options.config.ini : mergeIni(options.config.ini, { admins: { [runAdmin.name]: runAdmin.password } });
+      return createLocalAuthenticator({ config, clock: scheduler, logger });
+    },
     subsystems: [],
     close: async () => undefined,
   };

@@ -1,7 +1,9 @@
 /**
  * The demo workload of `upholster run` on the in-memory store: a few dbs
  * (half with views) that churn — mostly rewrites, some deletes — so a
- * newcomer sees smoosh at work with CouchDB's default channels.
+ * newcomer sees smoosh at work with CouchDB's default channels; and every
+ * 20 s one db is deleted and created again, so `/_db_updates` shows
+ * `deleted` and `created` rows, not only `updated`.
  *
  * Tuning: the dbs are pre-filled before the daemon's first scan, so they
  * already qualify (file > min_size 1 MiB, file/active > 2.0) when the
@@ -37,6 +39,7 @@ export const DEMO_SETTINGS = {
   docSizeBytes: 1000,
   ddocFraction: 0.5,
   maxDocsPerDb: 1500,
+  recreateDbEveryMs: 20_000,
   /** Operations applied before the daemon's first scan (a few seconds of CPU, ~25 MB written). */
   prefillOperations: 24_000,
 } as const;

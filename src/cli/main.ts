@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 /**
  * The `upholster` command. `run` starts the daemon; `status` asks a running
- * one for its smoosh channels.
+ * one for its smoosh channels. A bad command line (an unknown flag, a value
+ * not among the choices) exits 2, like every other invalid configuration.
  */
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { LOG_LEVELS } from "../ports/shell.js";
 import { UPHOLSTER_VERSION } from "../version.js";
 import { runCommand, type RunFlags } from "./run.js";
-import { fetchStatusText } from "./status.js";
-import { DEFAULT_PORT } from "../config/upholster-section.js";
+import { fetchStatusText, StatusUsageError } from "./status.js";
+import { DEFAULT_PORT, LOG_FORMATS } from "../config/upholster-section.js";
+import { usageExitCode } from "./usage.js";
 
 const terminal = {
   out: (line: string) => process.stdout.write(`${line}\n`),
   err: (line: string) => process.stderr.write(`${line}\n`),
+  isTerminal: process.stdout.isTTY === true,
 };
 
 /** Resolves with the signal's name on the first SIGINT/SIGTERM; a second one exits at once. */
@@ -31,7 +34,9 @@ const untilSignal = (): Promise<string> =>
 const program = new Command("upholster")
   .description("Maintenance companion for CouchDB-style databases: auto-compaction (smoosh), db updates feed")
   .version(UPHOLSTER_VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Throw instead of exiting with commander's 1; set before the subcommands, which inherit it.
+  .exitOverride();
 
 const run = program
   .command("run")
@@ -42,7 +47,8 @@ const run = program
   .option("--couch <url>", "maintain this CouchDB server (http://user:pass@host:5984); default: env COUCHDB_URL, then [couchdb] url, else the in-memory store")
   .option("--no-demo", "do not run the demo workload on the in-memory store")
   .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]))
-  .action(async (options: { config?: string; port?: string; host?: string; demo?: boolean; logLevel?: string; couch?: string }) => {
+  .addOption(new Option("--log-format <format>", "log lines: pretty for people, json for machines (default auto: pretty on a terminal)").choices([...LOG_FORMATS]))
+  .action(async (options: { config?: string; port?: string; host?: string; demo?: boolean; logLevel?: string; logFormat?: string; couch?: string }) => {
     const flags: RunFlags = {
       ...options,
       // Commander defaults --no-demo to true; only a flag actually given may override the file.
@@ -63,8 +69,14 @@ program
       terminal.out(await fetchStatusText(options));
     } catch (error) {
       terminal.err(`upholster: ${error instanceof Error ? error.message : String(error)}`);
-      process.exitCode = 1;
+      process.exitCode = error instanceof StatusUsageError ? 2 : 1;
     }
   });
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // Commander has printed the problem (and the help) already.
+  if (error instanceof CommanderError) process.exit(usageExitCode(error));
+  throw error;
+}

@@ -16,6 +16,11 @@ const SmooshStatusBodyC = t.type({
   ),
 });
 
+/** The command line itself is wrong (`--url` is not a URL): exit 2, not 1. */
+export class StatusUsageError extends Error {
+  override readonly name = "StatusUsageError";
+}
+
 export interface StatusOptions {
   readonly url: string;
   readonly json?: boolean;
@@ -28,7 +33,7 @@ function splitCredentials(url: string): { base: string; headers: Record<string, 
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`not a URL: ${JSON.stringify(url)}`);
+    throw new StatusUsageError(`--url: not a URL: ${JSON.stringify(url)}`);
   }
   if (parsed.username !== "" || parsed.password !== "") {
     const user = decodeURIComponent(parsed.username);
@@ -39,6 +44,11 @@ function splitCredentials(url: string): { base: string; headers: Record<string, 
   }
   return { base: parsed.toString().replace(/\/+$/, ""), headers };
 }
+
+const withCredentialsHint = (base: string): string => {
+  const url = new URL(base);
+  return `${url.protocol}//NAME:PASSWORD@${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+};
 
 /** Returns the text to print, or throws an Error whose message is for the user. */
 export async function fetchStatusText(options: StatusOptions): Promise<string> {
@@ -52,6 +62,7 @@ export async function fetchStatusText(options: StatusOptions): Promise<string> {
     throw new Error(`cannot reach upholster at ${base} (${cause})`);
   }
   const text = await response.text();
+  if (response.status === 401) throw new Error(`${base} asks for a server admin (${text.trim()}); pass one in the URL: --url ${withCredentialsHint(base)}`);
   if (!response.ok) throw new Error(`${base}/_node/_local/_smoosh/status answered ${response.status}: ${text.trim()}`);
   let json: unknown;
   try {

@@ -12,6 +12,7 @@ import { formatConfigError, type ConfigError, type IniSections } from "../core/s
 import { mergeIni, parseIniText } from "./ini-file.js";
 import { decodeUpholsterSettings, type UpholsterSettings } from "./upholster-section.js";
 import { decodeCouchSettings, type CouchSettings } from "./couchdb-section.js";
+import { unknownKeyWarnings, type ConfigWarning } from "./unknown-keys.js";
 
 /** Everything decoded, plus the raw sections for subsystems that decode their own. */
 export interface UpholsterConfig {
@@ -21,6 +22,8 @@ export interface UpholsterConfig {
   readonly upholster: UpholsterSettings;
   /** `[couchdb]`: the server to maintain (url undefined: the in-memory store). */
   readonly couchdb: CouchSettings;
+  /** Unknown keys and sections, each once, with the nearest known name: logged at start, never fatal. */
+  readonly warnings: readonly ConfigWarning[];
 }
 
 /** A config value rejected, or a file that could not be read. */
@@ -47,7 +50,8 @@ export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterC
     ...globalChanges,
   ];
   if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || globalChanges.length > 0) return left(errors);
-  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right });
+  const warnings = unknownKeyWarnings(ini, smoosh.right);
+  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right, warnings });
 }
 
 export interface LoadConfigOptions {

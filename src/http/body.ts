@@ -76,9 +76,9 @@ export async function readJsonBody<A>(
   } else {
     try {
       json = JSON.parse(text);
-    } catch {
-      // CouchDB's words for the same mistake.
-      return left({ status: 400, error: "bad_request", reason: "invalid UTF-8 JSON" });
+    } catch (error) {
+      // CouchDB says "invalid UTF-8 JSON" (fixture 91), which sends people looking for an encoding problem.
+      return left({ status: 400, error: "bad_request", reason: `the request body is not JSON (${error instanceof Error ? error.message : String(error)})` });
     }
   }
   const decoded = codec.decode(json);

@@ -1,23 +1,34 @@
 /**
  * upholster's HTTP server: node:http on loopback by default, trying each
- * mounted RouteHandler in turn. Unknown paths get CouchDB's 404, a handler
- * that throws gets a 500 (logged) and never takes the server down.
+ * mounted RouteHandler in turn, each given the server's one guard (who may
+ * call what: auth/guard.ts). Unknown paths get CouchDB's 404, a handler
+ * that throws gets a 500 (logged) and never takes the server down; requests
+ * node's parser refuses (an oversized header: 431) get a JSON body too.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../ports/shell.js";
+import type { Guard } from "./auth/guard.js";
 import { MAX_BODY_BYTES, tooLarge } from "./body.js";
+import { answerClientError, DEFAULT_MAX_HEADER_BYTES } from "./client-error.js";
+import { canonicalNodePath } from "./node-routes.js";
 import { sendError, sendNotFound } from "./respond.js";
-import type { RouteHandler } from "./types.js";
+import type { RequestScope, RouteHandler } from "./types.js";
 
 export interface HttpServerOptions {
   readonly routes: readonly RouteHandler[];
+  /** Enforces every route's declared access. */
+  readonly guard: Guard;
+  /** `[upholster] node_name`: `/_node/{node_name}/...` is served as `/_node/_local/...`. */
+  readonly nodeName: string;
   /** Default 127.0.0.1: upholster's API can suspend compaction, so it is not exposed unless asked. */
   readonly host?: string;
   /** 0 picks a free port (tests); see `address()`. */
   readonly port?: number;
   readonly logger: Logger;
   readonly maxBodyBytes?: number;
+  /** The request line and headers together; over it, 431. Default: node's `maxHeaderSize`. */
+  readonly maxHeaderBytes?: number;
 }
 
 export interface HttpAddress {
@@ -37,7 +48,9 @@ export interface HttpServer {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const host = options.host ?? "127.0.0.1";
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
   const logger = options.logger;
+  const scope: RequestScope = { guard: options.guard };
   let server: Server | undefined;
   let bound: HttpAddress | undefined;
 
@@ -49,6 +62,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       sendError(res, 400, "bad_request", `malformed request path ${JSON.stringify(req.url)}`);
       return;
     }
+    url.pathname = canonicalNodePath(url.pathname, options.nodeName);
     const declaredBytes = Number(req.headers["content-length"] ?? "0");
     if (Number.isFinite(declaredBytes) && declaredBytes > maxBodyBytes) {
       const error = tooLarge(maxBodyBytes);
@@ -58,7 +72,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       return;
     }
     for (const route of options.routes) {
-      if (await route(req, res, url)) return;
+      if (await route(req, res, url, scope)) return;
     }
     sendNotFound(res);
   };
@@ -66,7 +80,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return {
     listen() {
       return new Promise((resolve, reject) => {
-        const created = createServer((req, res) => {
+        const created = createServer({ maxHeaderSize: maxHeaderBytes }, (req, res) => {
           handle(req, res).catch((error: unknown) => {
             const reason = error instanceof Error ? error.message : String(error);
             logger.error({ method: req.method, path: req.url, err: reason }, "HTTP handler failed");
@@ -74,6 +88,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
             else res.destroy();
           });
         });
+        created.on("clientError", (error: Error & { code?: string }, socket) => answerClientError(error, socket, maxHeaderBytes));
         created.once("error", reject);
         created.listen(options.port ?? 0, host, () => {
           created.off("error", reject);

@@ -13,6 +13,11 @@ export interface Subsystem {
   stop(): Promise<void>;
   /** Must not throw; the fan-out guards anyway so one subsystem cannot starve the others. */
   handleStoreEvent(event: StoreEvent): void;
+  /**
+   * Mounted on upholster's server after the server-level routes. Each route
+   * declares who may call it (`access` in a `routeTable`: admin, status, db
+   * reader, public) and the server's one guard enforces it.
+   */
   readonly routes: readonly RouteHandler[];
   status(): unknown;
   metrics(): unknown;

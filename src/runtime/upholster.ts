@@ -9,6 +9,14 @@ import { formatConfigError, type ConfigError, type IniSections } from "../core/s
 import { decodeConfig, isUpholsterConfig, type UpholsterConfig } from "../config/load.js";
 import { createHttpServer, type HttpAddress, type HttpServer } from "../http/server.js";
 import { serverRoutes } from "../http/server-routes.js";
+import { nodeRoutes } from "../http/node-routes.js";
+import type { Authenticator } from "../http/auth/types.js";
+import { createGuard, type Guard } from "../http/auth/guard.js";
+import { createLocalAuthenticator, isLocalAuthenticator } from "../http/auth/local-authenticator.js";
+import { createSessionHandler } from "../http/auth/session-handler.js";
+import { isLoopbackHost, UNPROTECTED_WARNING, UnprotectedServerError } from "../http/auth/exposure.js";
+import type { RouteHandler } from "../http/types.js";
+import { formatConfigWarning } from "../config/unknown-keys.js";
 import type { EventSource, EventSourceStatus, StoreEvent } from "../ports/events.js";
 import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
 import type { CompactionStore } from "../ports/store.js";
@@ -32,13 +40,24 @@ export interface UpholsterOptions {
   /** Where smoosh checkpoints its queues when `[smoosh] persist = true`. */
   readonly state?: StatePort;
   /** Serve the HTTP API. Absent: no server (library use). Port 0 picks a free port. */
-  readonly http?: { readonly port?: number; readonly host?: string };
+  readonly http?: HttpOptions;
   /**
    * More subsystems, after smoosh: they hear every store event and their
    * routes are mounted. The db updates feed is added this way (see
    * `dbUpdatesSubsystem`), as ken and hastings will be.
    */
   readonly subsystems?: readonly Subsystem[];
+}
+
+export interface HttpOptions {
+  readonly port?: number;
+  readonly host?: string;
+  /**
+   * Who is a server admin, for every route but `/`, `/_up` and `/_session`.
+   * Default: the `[admins]` section (CouchDB's formats), with `/_session`
+   * cookies. With no admins at all the API is open, and only loopback may be bound.
+   */
+  readonly authenticator?: Authenticator;
 }
 
 export interface UpholsterStatus {
@@ -107,23 +126,36 @@ export function createUpholster(options: UpholsterOptions): Upholster {
   const status = (): UpholsterStatus => ({ running, events: events.status(), subsystems: byName((s) => s.status()) });
   const metrics = () => ({ ...byName((s) => s.metrics()), smoosh: smoosh.metrics() });
 
+  for (const warning of config.warnings) {
+    logger.warn({ section: warning.section, key: warning.key, suggestion: warning.suggestion }, `config: ${formatConfigWarning(warning)}`);
+  }
+
+  /** The server, its one guard, and every route: server-level ones, then each subsystem's. */
+  async function serve(httpOptions: HttpOptions): Promise<HttpAddress> {
+    const host = httpOptions.host ?? config.upholster.bindAddress;
+    const authenticator = httpOptions.authenticator ?? (await createLocalAuthenticator({ config: config.ini, clock: scheduler, logger }));
+    if (!authenticator.hasAdmins() && !isLoopbackHost(host)) throw new UnprotectedServerError(host);
+    const guard: Guard = createGuard({ authenticator, publicStatus: config.upholster.publicStatus, logger });
+    const routes: RouteHandler[] = [
+      serverRoutes({ isUp: () => running, status, metrics }),
+      nodeRoutes(config.upholster.nodeName),
+      ...(isLocalAuthenticator(authenticator) ? [createSessionHandler(authenticator, scheduler)] : []),
+      ...subsystems.flatMap((s) => s.routes),
+    ];
+    http = createHttpServer({ routes, guard, nodeName: config.upholster.nodeName, host, port: httpOptions.port ?? config.upholster.port, logger });
+    const address = await http.listen();
+    if (!authenticator.hasAdmins()) logger.warn({ url: address.url }, UNPROTECTED_WARNING);
+    return address;
+  }
+
   return {
     async start() {
       if (running) return;
       for (const subsystem of subsystems) await subsystem.start();
       await events.start(fanOut);
       if (options.http !== undefined) {
-        http = createHttpServer({
-          routes: [
-            serverRoutes({ isUp: () => running, status, metrics }),
-            ...subsystems.flatMap((s) => s.routes),
-          ],
-          host: options.http.host ?? config.upholster.bindAddress,
-          port: options.http.port ?? config.upholster.port,
-          logger,
-        });
         try {
-          const address = await http.listen();
+          const address = await serve(options.http);
           logger.info({ url: address.url }, "HTTP API listening");
         } catch (error) {
           // Do not leave subsystems running behind a port we could not bind.

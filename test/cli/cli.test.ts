@@ -22,10 +22,11 @@ describe("upholster CLI", () => {
     expect(top.stdout).toContain("status [options]");
     const run = upholster(["run", "--help"]);
     expect(await run.exited).toBe(0);
-    for (const flag of ["--config", "--port", "--host", "--no-demo", "--log-level"]) expect(run.stdout).toContain(flag);
+    for (const flag of ["--config", "--port", "--host", "--no-demo", "--log-level", "--log-format"]) expect(run.stdout).toContain(flag);
     const status = upholster(["status", "--help"]);
     expect(await status.exited).toBe(0);
     expect(status.stdout).toContain("--url");
+    expect(status.stdout).toContain("--json");
   });
 
   it("run --port 0 prints where it listens; status --url prints the channels; SIGTERM stops it cleanly", async () => {
@@ -40,6 +41,11 @@ describe("upholster CLI", () => {
     const names = lines.slice(1).map((line) => line.split(/\s+/)[0]);
     expect(names.sort()).toEqual(["index_cleanup", "ratio_dbs", "ratio_views", "slack_dbs", "slack_views", "upgrade_dbs", "upgrade_views"]);
     expect(lines[1]).toMatch(/\s0\s+0\s+0\s+0\s+0$/);
+
+    const json = upholster(["status", "--url", url, "--json"]);
+    expect(await json.exited).toBe(0);
+    const body = JSON.parse(json.stdout) as { channels: Record<string, { waiting: { size: number } }> };
+    expect(Object.keys(body.channels).sort()).toEqual(names.sort());
 
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);

@@ -54,11 +54,19 @@ describe("INI files", () => {
 });
 
 describe("decoding", () => {
-  it("defaults: port 5985 on loopback, demo on, log level info, CouchDB's smoosh channels", () => {
+  it("defaults: port 5985 on loopback, demo on, log level info, logs by terminal, node upholster@127.0.0.1, status for admins, CouchDB's smoosh channels", () => {
     const decoded = decodeConfig({});
     expect(decoded._tag).toBe("Right");
     if (decoded._tag !== "Right") return;
-    expect(decoded.right.upholster).toEqual({ port: 5985, bindAddress: "127.0.0.1", demo: true, logLevel: "info" });
+    expect(decoded.right.upholster).toEqual({
+      port: 5985,
+      bindAddress: "127.0.0.1",
+      demo: true,
+      logLevel: "info",
+      logFormat: "auto",
+      nodeName: "upholster@127.0.0.1",
+      publicStatus: false,
+    });
     expect(decoded.right.smoosh.dbChannels).toEqual(["upgrade_dbs", "ratio_dbs", "slack_dbs"]);
   });
 
@@ -104,6 +112,18 @@ describe("decoding", () => {
   it("unknown keys in [upholster] are errors (it is our section: typos are not silently ignored)", () => {
     const decoded = decodeConfig({ upholster: { prot: "80" } });
     expect(decoded._tag === "Left" && decoded.left.map(formatConfigProblem)).toEqual([expect.stringContaining('[upholster] prot = "80": unknown key')]);
+  });
+
+  it("the new [upholster] keys are decoded and refused by name: node_name, public_status, log_format", () => {
+    const good = decodeConfig({ upholster: { node_name: "east@10.0.0.1", public_status: "true", log_format: "json" } });
+    expect(good._tag === "Right" && good.right.upholster).toMatchObject({ nodeName: "east@10.0.0.1", publicStatus: true, logFormat: "json" });
+    const bad = decodeConfig({ upholster: { node_name: "a/b", public_status: "maybe", log_format: "loud" } });
+    expect(bad._tag === "Left" && bad.left.map(formatConfigProblem)).toEqual([
+      expect.stringContaining('[upholster] log_format = "loud": expected auto, pretty or json'),
+      expect.stringContaining('[upholster] node_name = "a/b": expected a node name'),
+      expect.stringContaining('[upholster] public_status = "maybe": expected true or false'),
+    ]);
+    expect(flagsToIni({ logFormat: "pretty" })).toEqual({ upholster: { log_format: "pretty" } });
   });
 
   it("loads a file, and command-line flags override it", async () => {

@@ -22,6 +22,8 @@ const configWithStateDir = (extra = ""): { file: string; stateDir: string } => {
   return { file, stateDir };
 };
 
+const adminAuth = { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString("base64")}` };
+
 let pouch: PouchDbServer;
 let withCredentials: string;
 beforeAll(async () => {
@@ -43,23 +45,26 @@ describe("upholster run --couch", () => {
     const url = await listeningUrl(daemon);
     expect(daemon.stdout).toContain(`store: couchdb http://127.0.0.1:${pouch.port}/ (granularity database; events: polling)`);
 
-    const status = (await (await fetch(`${url}/_upholster/status`)).json()) as { events: { mode: string }; subsystems: { couchdb: Record<string, unknown> } };
+    // Every route but / and /_up asks CouchDB (here PouchDB Server) whether the caller is a server admin.
+    expect((await fetch(`${url}/_upholster/status`)).status).toBe(401);
+    const status = (await (await fetch(`${url}/_upholster/status`, { headers: adminAuth })).json()) as { events: { mode: string }; subsystems: { couchdb: Record<string, unknown> } };
     expect(status.events.mode).toBe("polling");
     expect(status.subsystems.couchdb).toMatchObject({ server: `http://127.0.0.1:${pouch.port}/`, health: "reachable", events: "polling" });
 
     // The same HTTP status API as with the in-memory store.
-    const table = upholster(["status", "--url", url]);
+    const table = upholster(["status", "--url", `http://admin:${PASSWORD}@${new URL(url).host}`]);
     expect(await table.exited).toBe(0);
     expect(table.stdout).toMatch(/^channel\s+active\s+starting\s+waiting\s+min\s+max$/m);
 
     // /_db_updates: PouchDB Server's own admin decides.
     expect((await fetch(`${url}/_db_updates`)).status).toBe(401);
-    const feed = await fetch(`${url}/_db_updates`, { headers: { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString("base64")}` } });
+    const feed = await fetch(`${url}/_db_updates`, { headers: adminAuth });
     expect(feed.status).toBe(200);
 
     // The feed position survives a restart: saved under state_dir.
     await waitFor(() => readdirSync(stateDir).length > 0, "a state file under state_dir");
 
+    expect(daemon.stdout).toContain("sign in as a CouchDB user with the _admin role");
     daemon.child.kill("SIGTERM");
     expect(await daemon.exited).toBe(0);
     expect(daemon.stdout + daemon.stderr).not.toContain(PASSWORD);
@@ -91,7 +96,8 @@ describe("upholster run --couch", () => {
   });
 
   it("a server that is down at start: upholster starts anyway and reports the outage, without credentials", async () => {
-    const { file } = configWithStateDir("retries = 0\n");
+    // Admins cannot be asked while CouchDB is down: public_status keeps read-only status open for exactly this.
+    const { file } = configWithStateDir("retries = 0\n[upholster]\npublic_status = true\n");
     const daemon = upholster(["run", "--config", file, "--couch", `http://admin:${PASSWORD}@127.0.0.1:1`, "--log-level", "info"]);
     const url = await listeningUrl(daemon);
     const status = await waitFor(async () => {

@@ -76,6 +76,8 @@ describe("session cookies", () => {
       },
     });
     expect([...auth.hashes().keys()]).toEqual(["admin", "old"]);
+    expect(auth.hasAdmins()).toBe(true);
+    expect((await createLocalAuthenticator({ clock, config: {} })).hasAdmins()).toBe(false);
     expect(auth.hashes().get("admin")).toMatch(/^-pbkdf2:sha256-/);
     expect(await auth.authenticate(fakeReq({ authorization: basicAuth("old", "password") }))).toMatchObject({ name: "old", roles: ["_admin"] });
     expect(await auth.authenticate(fakeReq({ authorization: basicAuth("admin", "wrong") }))).toBe("bad-credentials");
@@ -103,6 +105,8 @@ describe("asking CouchDB's /_session", () => {
     ]);
     try {
       const couch = createCouchDbAuthenticator({ couchdbUrl: authority.url, clock, cacheMs: 5_000 });
+      // CouchDB 3 always has an admin: a server behind it is never open.
+      expect(couch.hasAdmins()).toBe(true);
       expect(await couch.authenticate(fakeReq({ authorization: basicAuth("boss", "pw") }))).toMatchObject({ name: "boss", roles: ["_admin"] });
       expect(await couch.authenticate(fakeReq({ authorization: basicAuth("boss", "pw") }))).toMatchObject({ name: "boss" });
       expect(calls).toBe(1);

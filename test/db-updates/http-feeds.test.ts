@@ -36,7 +36,7 @@ describe("/_db_updates errors, as CouchDB 3.4 answers", () => {
 
   it("400 for bad parameters (fixtures 83-85), 405 for other methods", async () => {
     const cases: [string, string][] = [
-      ["limit=abc", "invalid_integer"],
+      ["limit=abc", 'invalid_integer: limit must be a non-negative integer, got "abc"'],
       ["feed=bogus", "Supported `feed` types: normal, continuous, longpoll, eventsource"],
       ["since=bogus", "Malformed sequence supplied in 'since' parameter."],
     ];

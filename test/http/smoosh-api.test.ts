@@ -26,6 +26,7 @@ beforeAll(async () => {
   const scheduler = new VirtualScheduler({ startMs: START_MS });
   store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
   growGarbage(store, "grown", 1500, 4);
+  for (const ddoc of ["_design/short", "_design/long"]) store.putDesignDoc("grown", ddoc, { views: { v: { map: "function (doc) { emit(doc._id, 1); }" } } });
   const spied: CompactionStore = {
     listDbs: () => store.listDbs(),
     dbInfo: (db) => store.dbInfo(db),
@@ -61,7 +62,7 @@ const settle = () => upholster.smoosh.whenIdle();
 describe("GET /_smoosh/status", () => {
   it("has exactly CouchDB 3.4.3's shape, members and key order (fixture 09)", async () => {
     const expected = fixture("09-smoosh-status-idle.json").response.body;
-    for (const path of ["/_smoosh/status", "/_node/_local/_smoosh/status", "/_node/couchdb@127.0.0.1/_smoosh/status"]) {
+    for (const path of ["/_smoosh/status", "/_node/_local/_smoosh/status", "/_node/upholster@127.0.0.1/_smoosh/status"]) {
       const response = await fetch(`${base}${path}`);
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe("application/json");
@@ -112,7 +113,8 @@ describe("operator commands", () => {
     expect((await post("/_smoosh/enqueue", JSON.stringify({ db: "grown", ddoc: "short" }))).status).toBe(202);
     expect((await post("/_smoosh/enqueue", JSON.stringify({ db: "grown", ddoc: "_design/long" }))).status).toBe(202);
     await settle();
-    expect(viewInfoAsked.sort()).toEqual(["grown _design/long", "grown _design/short"]);
+    // Asked by the route (does it exist?) and by the check that queues it.
+    expect([...new Set(viewInfoAsked)].sort()).toEqual(["grown _design/long", "grown _design/short"]);
   });
 
   it("enqueue_all takes scope dbs, views, or nothing (both)", async () => {
@@ -123,10 +125,10 @@ describe("operator commands", () => {
   });
 
   it.each([
-    ["/_smoosh/enqueue", "{\"db\": ", "invalid UTF-8 JSON"],
+    ["/_smoosh/enqueue", "{\"db\": ", "the request body is not JSON"],
+    ["/_smoosh/enqueue", "not json", "the request body is not JSON"],
     ["/_smoosh/enqueue", "{}", "db: expected"],
     ["/_smoosh/enqueue", "{\"db\":42}", "got 42"],
-    ["/_smoosh/enqueue", "{\"db\":\"Bad Name\"}", "\"Bad Name\""],
     ["/_smoosh/enqueue", "{\"db\":\"ok\",\"ddoc\":7}", "ddoc: expected"],
     ["/_smoosh/enqueue", "[1,2]", "request body"],
     ["/_smoosh/enqueue", "null", "request body"],
@@ -144,22 +146,49 @@ describe("operator commands", () => {
     expect(answer.reason).toMatch(/^db: expected .* got nothing \(the field is missing\)$/);
   });
 
-  it("property: any JSON body gets 202 or a 400 with a reason, never a 5xx, and the server stays up", async () => {
+  it("a db name CouchDB would refuse is CouchDB's 400 naming the rule (fixture 89); over 238 characters too", async () => {
+    const bad = await post("/_smoosh/enqueue", JSON.stringify({ db: "Bad Name" }));
+    expect(bad.status).toBe(400);
+    const couch = fixture("89-create-db-bad-name.json").response.body as { error: string; reason: string };
+    expect(await json(bad)).toEqual({ error: couch.error, reason: couch.reason.replace("'Bad_Name'", "'Bad Name'") });
+    const long = await post("/_smoosh/enqueue", JSON.stringify({ db: "a".repeat(239) }));
+    expect(long.status).toBe(400);
+    expect(await json(long)).toMatchObject({ error: "database_name_too_long", reason: expect.stringContaining("238 characters at most") });
+    for (const db of ["a".repeat(238), "_users", "team/_replicator", "shards/00000000-7fffffff/grown.1700000000"]) {
+      expect((await post("/_smoosh/enqueue", JSON.stringify({ db }))).status, db).toBe(404);
+    }
+  });
+
+  it("a db or design doc that does not exist is CouchDB's 404 (fixtures 42, 63), not 202", async () => {
+    const db = await post("/_smoosh/enqueue", JSON.stringify({ db: "nope" }));
+    expect(db.status).toBe(404);
+    expect(await json(db)).toEqual(fixture("42-compact-missing-db.json").response.body);
+    const ddoc = await post("/_smoosh/enqueue", JSON.stringify({ db: "grown", ddoc: "nope" }));
+    expect(ddoc.status).toBe(404);
+    expect(await json(ddoc)).toEqual(fixture("63-compact-view-missing-ddoc.json").response.body);
+  });
+
+  it("property: any JSON body gets 202 (the db exists), 404 (it does not) or a 400 with a reason, never a 5xx", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.record({ db: fc.jsonValue(), ddoc: fc.option(fc.jsonValue(), { nil: undefined }) })), async (body) => {
-        const response = await post("/_smoosh/enqueue", JSON.stringify(body));
-        const answer = (await json(response)) as { ok?: boolean; error?: string; reason?: string };
-        const valid =
-          typeof body === "object" && body !== null && !Array.isArray(body) && typeof (body as { db?: unknown }).db === "string" &&
-          /^(?:[a-z][a-z0-9_$()+/-]*|_[a-z0-9_$()+/-]+)$/.test((body as { db: string }).db) &&
-          ((body as { ddoc?: unknown }).ddoc === undefined || (typeof (body as { ddoc?: unknown }).ddoc === "string" && !["", "_design/"].includes((body as { ddoc: string }).ddoc)));
-        if (valid) {
-          expect(response.status).toBe(202);
-        } else {
-          expect(response.status).toBe(400);
-          expect(answer.reason?.length).toBeGreaterThan(0);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.jsonValue(), fc.record({ db: fc.oneof(fc.jsonValue(), fc.constant("grown")), ddoc: fc.option(fc.jsonValue(), { nil: undefined }) })),
+        async (body) => {
+          const response = await post("/_smoosh/enqueue", JSON.stringify(body));
+          const answer = (await json(response)) as { ok?: boolean; error?: string; reason?: string };
+          const shaped =
+            typeof body === "object" && body !== null && !Array.isArray(body) && typeof (body as { db?: unknown }).db === "string" &&
+            /^[a-z][a-z0-9_$()+/-]*$/.test((body as { db: string }).db) && (body as { db: string }).db.length <= 238 &&
+            ((body as { ddoc?: unknown }).ddoc === undefined || (typeof (body as { ddoc?: unknown }).ddoc === "string" && !["", "_design/"].includes((body as { ddoc: string }).ddoc)));
+          if (!shaped) {
+            expect(response.status).toBe(400);
+            expect(answer.reason?.length).toBeGreaterThan(0);
+          } else if ((body as { db: string }).db === "grown" && (body as { ddoc?: unknown }).ddoc === undefined) {
+            expect(response.status).toBe(202);
+          } else {
+            expect(response.status).toBe(404);
+          }
+        },
+      ),
       { numRuns: 60 },
     );
     expect((await fetch(`${base}/_up`)).status).toBe(200);

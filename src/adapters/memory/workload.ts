@@ -5,7 +5,9 @@
  * same writes, so simulations and benchmarks are replayable.
  *
  * `start()`/`stop()` write on the scheduler's clock (the demo, real time);
- * `step(n)` applies `n` operations at once (simulations, benchmarks).
+ * `step(n)` applies `n` operations at once (simulations, benchmarks). While
+ * started, a db can also be deleted and created again now and then
+ * (`recreateDbEveryMs`), so a feed of db events shows more than updates.
  */
 import type { Scheduler, CancelTimer } from "../../ports/shell.js";
 import type { DbName } from "../../ports/store.js";
@@ -43,6 +45,8 @@ export interface WorkloadOptions {
   readonly tickMs?: number;
   /** Operations a tick may apply at most (catching up after a stall). Default 10,000. */
   readonly maxOperationsPerTick?: number;
+  /** While started: every this many ms one db, chosen at random, is deleted and created again, empty. Default: never. */
+  readonly recreateDbEveryMs?: number;
 }
 
 export interface WorkloadStats {
@@ -53,6 +57,8 @@ export interface WorkloadStats {
   readonly viewChanges: number;
   /** Writes the store refused (e.g. a db deleted under the workload); the workload recovers. */
   readonly rejected: number;
+  /** Dbs deleted and created again (`recreateDbEveryMs`); not counted in `operations`. */
+  readonly dbsRecreated: number;
 }
 
 export interface Workload {
@@ -99,8 +105,9 @@ export function createWorkload(options: WorkloadOptions): Workload {
     ddocRev: undefined,
     viewGeneration: 0,
   }));
-  const counters = { operations: 0, inserts: 0, updates: 0, deletes: 0, viewChanges: 0, rejected: 0 };
+  const counters = { operations: 0, inserts: 0, updates: 0, deletes: 0, viewChanges: 0, rejected: 0, dbsRecreated: 0 };
   let cancelTick: CancelTimer | undefined;
+  let cancelRecreate: CancelTimer | undefined;
   let owedOperations = 0;
 
   const putViews = (state: DbState): void => {
@@ -124,7 +131,11 @@ export function createWorkload(options: WorkloadOptions): Workload {
     if (state.withViews) putViews(state);
   };
 
-  const setup = (): void => states.forEach(ensure);
+  let isSetUp = false;
+  const setup = (): void => {
+    states.forEach(ensure);
+    isSetUp = true;
+  };
 
   const forget = (state: DbState, id: string, index: number): void => {
     const last = state.ids.pop();
@@ -196,6 +207,21 @@ export function createWorkload(options: WorkloadOptions): Workload {
     cancelTick = scheduler.setTimeout(tick, tickMs);
   };
 
+  /** Deleted, then created again at once (with its design doc): a `deleted` and a `created` event. */
+  const recreateOne = (): void => {
+    const state = states[random.int(dbCount)];
+    if (state !== undefined && store.deleteDb(state.name)) {
+      ensure(state);
+      counters.dbsRecreated++;
+    }
+    scheduleRecreate();
+  };
+
+  const scheduleRecreate = (): void => {
+    const everyMs = options.recreateDbEveryMs;
+    cancelRecreate = everyMs === undefined || everyMs <= 0 ? undefined : scheduler.setTimeout(recreateOne, everyMs);
+  };
+
   const stats = (): WorkloadStats => ({ ...counters });
 
   return {
@@ -205,13 +231,18 @@ export function createWorkload(options: WorkloadOptions): Workload {
       if (cancelTick !== undefined) return;
       setup();
       cancelTick = scheduler.setTimeout(tick, tickMs);
+      scheduleRecreate();
     },
     stop() {
       cancelTick?.();
       cancelTick = undefined;
+      cancelRecreate?.();
+      cancelRecreate = undefined;
     },
     step(n) {
-      setup();
+      // Create every db once; afterwards `operate` re-creates the one it picks if it was deleted
+      // (checking all of them per step cost 10,000 lookups a step in bench:simulate).
+      if (!isSetUp) setup();
       for (let i = 0; i < n; i++) operate();
       return stats();
     },

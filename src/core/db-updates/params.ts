@@ -1,7 +1,11 @@
 /**
  * `/_db_updates` query parameters, decoded with io-ts into one value, with
  * CouchDB 3.4's 400 bodies for what it rejects:
- * - a bad integer (`limit`, `timeout`, `heartbeat`): `invalid_integer`;
+ * - a bad integer (`limit`, `timeout`, `heartbeat`): `invalid_integer`, and
+ *   (deliberately, CouchDB says only that) the parameter and its value:
+ *   `invalid_integer: limit must be a non-negative integer, got "abc"`;
+ * - `descending` other than `true`/`false` (CouchDB takes it as false):
+ *   `descending must be true or false, got "maybe"`;
  * - an unknown `feed`: "Supported `feed` types: normal, continuous, longpoll, eventsource";
  * - a bad `since`: "Malformed sequence supplied in 'since' parameter.".
  * Unknown parameters are ignored, as CouchDB does. When a parameter repeats,
@@ -70,6 +74,14 @@ const SinceParam = new t.Type<Since, string, unknown>(
 
 const badRequest = (reason: string): BadRequest => ({ error: "bad_request", reason });
 
+/** The value as the client sent it, quoted, cut short: a reason names it without echoing a whole URL back. */
+const shown = (raw: string): string => JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}...` : raw);
+
+const invalidInteger = (name: string, raw: string): BadRequest =>
+  badRequest(`invalid_integer: ${name} must be a non-negative integer, got ${shown(raw)}`);
+
+const DescendingParam = t.keyof({ true: null, false: null });
+
 export function decodeFeedParams(query: URLSearchParams): Either<BadRequest, FeedParams> {
   // CouchDB parses the integers before looking at `feed`, so invalid_integer wins over a bad feed.
   const ints: Record<"limit" | "timeout" | "heartbeat", number | undefined> = { limit: undefined, timeout: undefined, heartbeat: undefined };
@@ -77,7 +89,7 @@ export function decodeFeedParams(query: URLSearchParams): Either<BadRequest, Fee
     const raw = query.get(name);
     if (raw === null || (name === "heartbeat" && raw === "true")) continue;
     const decoded = NonNegIntParam.decode(raw);
-    if (isLeft(decoded)) return left(badRequest("invalid_integer"));
+    if (isLeft(decoded)) return left(invalidInteger(name, raw));
     ints[name] = decoded.right;
   }
   const rawSince = query.get("since");
@@ -89,6 +101,8 @@ export function decodeFeedParams(query: URLSearchParams): Either<BadRequest, Fee
   }
   const feedDecoded = FeedParam.decode(query.get("feed") ?? "normal");
   if (isLeft(feedDecoded)) return left(badRequest(FEED_REASON));
+  const rawDescending = query.get("descending") ?? "false";
+  if (isLeft(DescendingParam.decode(rawDescending))) return left(badRequest(`descending must be true or false, got ${shown(rawDescending)}`));
   const heartbeatRaw = query.get("heartbeat");
   const heartbeatMs =
     heartbeatRaw === "true" ? DEFAULT_HEARTBEAT_MS : ints.heartbeat === undefined ? undefined : Math.max(MIN_HEARTBEAT_MS, ints.heartbeat);
@@ -96,7 +110,7 @@ export function decodeFeedParams(query: URLSearchParams): Either<BadRequest, Fee
     feed: feedDecoded.right,
     since,
     limit: ints.limit,
-    descending: query.get("descending") === "true",
+    descending: rawDescending === "true",
     heartbeatMs,
     timeoutMs: ints.timeout ?? DEFAULT_TIMEOUT_MS,
   });

@@ -58,6 +58,8 @@ export function createCouchDbAuthenticator(options: CouchDbAuthenticatorOptions)
   }
 
   return {
+    // CouchDB 3 does not start without an admin.
+    hasAdmins: () => true,
     async authenticate(req: IncomingMessage): Promise<AuthResult> {
       const authorization = req.headers.authorization;
       const cookie = req.headers.cookie;

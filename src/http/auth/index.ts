@@ -5,3 +5,6 @@ export * from "./session-cookie.js";
 export * from "./local-authenticator.js";
 export * from "./couchdb-authenticator.js";
 export * from "./session-handler.js";
+export * from "./access.js";
+export * from "./guard.js";
+export * from "./exposure.js";

@@ -28,6 +28,8 @@ export interface LocalAuthenticator extends Authenticator {
   hashes(): ReadonlyMap<string, string>;
 }
 
+export const isLocalAuthenticator = (auth: Authenticator): auth is LocalAuthenticator => "login" in auth && "issueCookie" in auth;
+
 export interface LocalAuthenticatorOptions {
   readonly config: IniSections;
   readonly clock: Clock;
@@ -68,6 +70,7 @@ export async function createLocalAuthenticator(options: LocalAuthenticatorOption
 
   return {
     cookieTimeoutSeconds,
+    hasAdmins: () => admins.size > 0,
     async authenticate(req: IncomingMessage): Promise<AuthResult> {
       const basic = basicCredentials(req);
       if (basic === "invalid") return "bad-credentials";

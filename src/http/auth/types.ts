@@ -1,6 +1,7 @@
 /**
- * Who is asking. `/_db_updates` is for server admins only (CouchDB's
- * `_admin` role); everyone else gets CouchDB's 401 bodies.
+ * Who is asking. Operator routes and `/_db_updates` are for server admins
+ * (CouchDB's `_admin` role); everyone else gets CouchDB's 401/403 bodies
+ * (see guard.ts).
  */
 import type { IncomingMessage } from "node:http";
 
@@ -17,6 +18,12 @@ export type AuthResult = Principal | null | "bad-credentials";
 export interface Authenticator {
   /** Rejects only when the authority cannot be asked (e.g. CouchDB is down). */
   authenticate(req: IncomingMessage): Promise<AuthResult>;
+  /**
+   * False when nobody can be a server admin (no `[admins]`): the server is
+   * then open to anyone who can reach it, so it listens on loopback only.
+   * CouchDB always has admins (CouchDB 3 refuses to start without one).
+   */
+  hasAdmins(): boolean;
 }
 
 export const ADMIN_ROLE = "_admin";
@@ -27,3 +34,6 @@ export const isServerAdmin = (p: AuthResult): p is Principal =>
 /** CouchDB 3.4's 401 bodies (fixtures 15, 16, 17, 86). */
 export const NOT_SERVER_ADMIN = { error: "unauthorized", reason: "You are not a server admin." } as const;
 export const BAD_CREDENTIALS = { error: "unauthorized", reason: "Name or password is incorrect." } as const;
+/** CouchDB 3.4's `couch_db:throw_security_error/1`: anonymous (401) and named non-members (403) of a db. */
+export const NOT_DB_READER_ANONYMOUS = { error: "unauthorized", reason: "You are not authorized to access this db." } as const;
+export const NOT_DB_READER = { error: "forbidden", reason: "You are not allowed to access this db." } as const;

@@ -1,6 +1,7 @@
 /**
  * `GET /_db_updates` with CouchDB 3.4's shapes: normal (ETag, 304),
- * longpoll, continuous, eventsource. Server admins only.
+ * longpoll, continuous, eventsource. Server admins only, by the server's
+ * guard (auth/guard.ts) like every other admin route.
  *
  * Differences from CouchDB, on purpose:
  * - the ETag depends on the query and the feed's seq (CouchDB's depends on
@@ -18,7 +19,9 @@ import type { Logger, Scheduler } from "../../ports/shell.js";
 import { ADMIN_VIEWER, decodeFeedParams, toRow, type DbUpdateRow, type FeedParams, type Viewer } from "../../core/db-updates/index.js";
 import type { DbUpdatesFeed } from "./feed.js";
 import { errorText } from "../../core/shared/error-text.js";
-import { BAD_CREDENTIALS, NOT_SERVER_ADMIN, isServerAdmin, type Authenticator } from "../auth/types.js";
+import type { Authenticator } from "../auth/types.js";
+import { ADMIN_ONLY } from "../auth/access.js";
+import { CLOSED_GUARD, createGuard } from "../auth/guard.js";
 import { sendJson } from "../respond.js";
 import { ClientStream } from "./client-stream.js";
 import {
@@ -34,7 +37,11 @@ import {
 
 export interface DbUpdatesHandlerOptions {
   readonly service: DbUpdatesFeed;
-  readonly authenticator: Authenticator;
+  /**
+   * Only for serving the feed outside upholster's server (which gives every
+   * route its guard): who may read it then. Absent there: nobody.
+   */
+  readonly authenticator?: Authenticator;
   readonly scheduler: Scheduler;
   readonly logger: Logger;
   /** A streaming client with more unsent output than this is disconnected. */
@@ -53,7 +60,8 @@ const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-
 
 
 export function createDbUpdatesHandler(options: DbUpdatesHandlerOptions): RouteHandler {
-  const { service, authenticator, scheduler, logger } = options;
+  const { service, scheduler, logger } = options;
+  const ownGuard = options.authenticator === undefined ? CLOSED_GUARD : createGuard({ authenticator: options.authenticator, logger });
   const storeRetryMs = options.storeRetryMs ?? 1_000;
   const drainTimeoutMs = options.drainTimeoutMs ?? 60_000;
   const onKill = (reason: string) => logger.warn({ reason }, "db updates: disconnecting a slow client");
@@ -174,26 +182,12 @@ export function createDbUpdatesHandler(options: DbUpdatesHandlerOptions): RouteH
     client.end(sse ? "\n" : continuousEnd(cursor));
   }
 
-  return async (req, res, url) => {
+  return async (req, res, url, scope) => {
     if (url.pathname !== "/_db_updates") return false;
+    // Who may read it first, then the method: CouchDB authorizes a path before it routes it.
+    if ((await (scope?.guard ?? ownGuard).admit(req, res, ADMIN_ONLY)) === undefined) return true;
     if (req.method !== "GET" && req.method !== "HEAD") {
       sendJson(res, 405, { error: "method_not_allowed", reason: "Only GET,HEAD allowed" }, { Allow: "GET,HEAD" });
-      return true;
-    }
-    let who;
-    try {
-      who = await authenticator.authenticate(req);
-    } catch (e) {
-      logger.warn({ error: errorText(e) }, "db updates: cannot authenticate");
-      sendJson(res, 503, { error: "service_unavailable", reason: "Cannot check credentials now." });
-      return true;
-    }
-    if (who === "bad-credentials") {
-      sendJson(res, 401, BAD_CREDENTIALS);
-      return true;
-    }
-    if (!isServerAdmin(who)) {
-      sendJson(res, 401, NOT_SERVER_ADMIN);
       return true;
     }
     const decoded = decodeFeedParams(url.searchParams);

@@ -29,7 +29,7 @@ export function compactionSubsystem(deps: CompactionSubsystemDeps): CompactionSu
     start: () => daemon.start(),
     stop: () => daemon.stop(),
     handleStoreEvent: (event) => daemon.handleStoreEvent(event),
-    routes: [smooshRoutes(daemon)],
+    routes: [smooshRoutes(daemon, deps.store)],
     status: () => daemon.status(),
     metrics: () => daemon.metrics(),
   };
