@@ -1,0 +1,257 @@
+/**
+ * The query geometry of a decoded `_geo` query, as easton builds it
+ * (`Ctx::geom_from_reader`), with what the search needs around it:
+ *
+ * - bbox: the envelope of the two corners (any order); the geometry is
+ *   GEOS's envelope geometry (a rectangle, or a point when both corners
+ *   coincide). A 6/8-number bbox uses its x and y only (upholster's index
+ *   is 2D; such a bbox takes no relation anyway).
+ * - circle / ellipse: half-widths in degrees from the WGS84 ellipsoid at
+ *   azimuth 90 (x) and 0 (y) from the centre, then GEOS's planar
+ *   100-vertex ellipse polygon in degrees; a zero radius (both ranges zero)
+ *   is the centre point.
+ * - WKT: parsed by jsts (keywords in any case). jsts accepts trailing text
+ *   and non-finite numbers that GEOS refuses; both are refused here.
+ *
+ * Candidates are the docs whose bounding box meets the query's envelope(s);
+ * distances run from the query geometry's centroid. A GeometryCollection
+ * takes no relation but `none` (GEOS: "This method does not support
+ * GeometryCollection arguments"). Errors are 400 `query_parse_error`.
+ */
+import { left, right, type Either } from "fp-ts/lib/Either.js";
+import { destination, ellipseHalfWidthsDeg, geodesicDistanceM } from "./geodesic.js";
+import { jstsFacts, type Envelope } from "./indexed-geometry.js";
+import {
+  ellipsePolygon,
+  envelopeGeometry,
+  multiPolygonGeometry,
+  pointGeometry,
+  polygonGeometry,
+  preparedArea,
+  readWkt,
+  type JstsGeometry,
+  type PreparedArea,
+} from "./jsts.js";
+import { geodesicOrderDistanceM, planarDistanceDeg, wrappedPlanarDistanceDeg } from "./order.js";
+import { queryParseError, type GeoQuery, type GeoQueryError, type QueryShape } from "./query-params.js";
+
+export const ELLIPSE_VERTICES = 100;
+export const GC_RELATION_REASON = "This method does not support GeometryCollection arguments";
+
+/** `geodesic=true` radius query: point docs are in iff within `radiusM` metres of the centre. */
+export interface GeodesicCircle {
+  readonly lon: number;
+  readonly lat: number;
+  readonly radiusM: number;
+}
+
+/** hastings' radius/ellipse polygon: the ellipse its vertices lie on (half-widths in degrees). */
+export interface QueryEllipse {
+  readonly centreX: number;
+  readonly centreY: number;
+  readonly halfWidthX: number;
+  readonly halfWidthY: number;
+  readonly vertices: number;
+}
+
+export interface PreparedGeoQuery {
+  readonly query: GeoQuery;
+  /** The query geometry (jsts), the first operand of every relation. */
+  readonly geometry: JstsGeometry;
+  /** Docs are candidates when their bounding box meets one of these (two for a wrapped bbox). */
+  readonly envelopes: readonly Envelope[];
+  readonly centroidX: number;
+  readonly centroidY: number;
+  /** Distance from the query's centroid to a doc's centroid: degrees (planar), or metres (geodesic). */
+  readonly distanceTo: (x: number, y: number) => number;
+  /**
+   * For an areal query geometry (Polygon, MultiPolygon): the prepared query,
+   * built on first call and then shared (point location for point docs,
+   * GEOS's prepared predicates for shapes); undefined otherwise.
+   */
+  readonly area: () => PreparedArea | undefined;
+  readonly geodesicCircle: GeodesicCircle | undefined;
+  /** Set for radius and ellipse queries (not geodesic): lets point docs skip most point-in-polygon tests. */
+  readonly ellipse: QueryEllipse | undefined;
+}
+
+interface ShapeGeometry {
+  readonly geometry: JstsGeometry;
+  /** Defaults to the geometry's envelope. */
+  readonly envelopes?: readonly Envelope[];
+  /** Defaults to the geometry's centroid. */
+  readonly centroid?: { readonly x: number; readonly y: number };
+  readonly geodesicCircle?: GeodesicCircle;
+  readonly ellipse?: QueryEllipse;
+}
+
+const LONGITUDE_SPAN = 360;
+
+/** Balanced parentheses that close exactly at the end, or a trailing EMPTY: what GEOS's reader insists on. */
+function wktEndsWithGeometry(text: string): boolean {
+  const trimmed = text.trim();
+  if (/empty$/i.test(trimmed) && !trimmed.includes("(")) return true;
+  let depth = 0;
+  for (let i = 0; i < trimmed.length; i++) {
+    const c = trimmed[i];
+    if (c === "(") depth++;
+    else if (c === ")") {
+      depth--;
+      if (depth < 0) return false;
+      if (depth === 0) return i === trimmed.length - 1 || /^\s*$/.test(trimmed.slice(i + 1));
+    }
+  }
+  return false;
+}
+
+function wktGeometry(text: string): Either<string, JstsGeometry> {
+  let geometry: JstsGeometry;
+  try {
+    geometry = readWkt(text);
+  } catch (error) {
+    return left(`Invalid WKT geometry: ${(error as Error).message}`);
+  }
+  if (geometry.isEmpty()) return left("Invalid empty geometry for get_bounds.");
+  if (!wktEndsWithGeometry(text)) return left("Invalid WKT geometry: unexpected text after the geometry");
+  if (!geometry.getCoordinates().every((c) => Number.isFinite(c.x) && Number.isFinite(c.y))) {
+    return left("Invalid WKT geometry: coordinates must be finite numbers");
+  }
+  return right(geometry);
+}
+
+const envelopeOf = (minX: number, minY: number, maxX: number, maxY: number): Envelope => ({ minX, minY, maxX, maxY });
+
+function bboxGeometry(coordinates: readonly number[], wrap: boolean): ShapeGeometry {
+  const half = coordinates.length / 2;
+  const [x1, y1, x2, y2] = [coordinates[0]!, coordinates[1]!, coordinates[half]!, coordinates[half + 1]!];
+  const minY = Math.min(y1, y2);
+  const maxY = Math.max(y1, y2);
+  if (wrap && x1 > x2) return wrappedBboxGeometry(x1, x2, minY, maxY);
+  const minX = Math.min(x1, x2);
+  const maxX = Math.max(x1, x2);
+  return { geometry: envelopeGeometry(minX, minY, maxX, maxY), envelopes: [envelopeOf(minX, minY, maxX, maxY)] };
+}
+
+/** `wrap=true`, west > east: west..180 and -180..east, centred across the antimeridian. */
+function wrappedBboxGeometry(west: number, east: number, minY: number, maxY: number): ShapeGeometry {
+  const parts = [envelopeOf(west, minY, 180, maxY), envelopeOf(-180, minY, east, maxY)].filter((e) => e.minX <= e.maxX);
+  // A part of zero width (west = 180 or east = -180) selects candidates but adds no area.
+  const areas = parts.filter((e) => e.minX < e.maxX && e.minY < e.maxY).map((e) => envelopeGeometry(e.minX, e.minY, e.maxX, e.maxY));
+  const geometry =
+    areas.length === 2 ? multiPolygonGeometry(areas) : (areas[0] ?? envelopeGeometry(parts[0]!.minX, minY, parts[0]!.maxX, maxY));
+  const rawCentreX = (west + east + LONGITUDE_SPAN) / 2;
+  const centreX = rawCentreX > 180 ? rawCentreX - LONGITUDE_SPAN : rawCentreX;
+  return { geometry, envelopes: parts, centroid: { x: centreX, y: (minY + maxY) / 2 } };
+}
+
+function ellipseGeometry(x: number, y: number, rangeXM: number, rangeYM: number): Either<string, ShapeGeometry> {
+  if (rangeXM === 0 && rangeYM === 0) return right({ geometry: pointGeometry(x, y) });
+  const halfWidths = ellipseHalfWidthsDeg(x, y, rangeXM, rangeYM);
+  if (!Number.isFinite(halfWidths.x) || !Number.isFinite(halfWidths.y)) {
+    return left(`Invalid centre for a radius or ellipse query: lat ${y} is outside [-90, 90]`);
+  }
+  return right({
+    geometry: ellipsePolygon(x, y, halfWidths.x, halfWidths.y, ELLIPSE_VERTICES),
+    ellipse: { centreX: x, centreY: y, halfWidthX: halfWidths.x, halfWidthY: halfWidths.y, vertices: ELLIPSE_VERTICES },
+  });
+}
+
+/**
+ * `geodesic=true` circle: a 100-vertex polygon of points exactly `radiusM`
+ * from the centre (for non-point docs) and an envelope that surely holds
+ * the true circle (for point docs, tested by distance). Across the
+ * antimeridian the polygon is repeated 360 degrees over; around a pole the
+ * envelope reaches the pole over all longitudes.
+ */
+function geodesicCircleGeometry(lon: number, lat: number, radiusM: number): Either<string, ShapeGeometry> {
+  if (Math.abs(lat) > 90) return left(`Invalid centre for a radius query: lat ${lat} is outside [-90, 90]`);
+  const circle: GeodesicCircle = { lon, lat, radiusM: Math.abs(radiusM) };
+  if (radiusM === 0) return right({ geometry: pointGeometry(lon, lat), geodesicCircle: circle });
+  const ring = Array.from({ length: ELLIPSE_VERTICES }, (_, i) => destination(lon, lat, (360 * i) / ELLIPSE_VERTICES, circle.radiusM));
+  const closed = [...ring, ring[0]!].map((p) => [p.lon, p.lat] as const);
+  const polygon = polygonGeometry(closed);
+  const facts = jstsFacts(polygon, false);
+  // The true circle bulges past each chord by r(1 - cos(pi/n)) < 0.05% of r; 1% of the half-widths is ample.
+  const marginX = (facts.maxX - facts.minX) * 0.01 + 1e-9;
+  const marginY = (facts.maxY - facts.minY) * 0.01 + 1e-9;
+  const aroundNorthPole = geodesicDistanceM(lon, lat, lon, 90) <= circle.radiusM;
+  const aroundSouthPole = geodesicDistanceM(lon, lat, lon, -90) <= circle.radiusM;
+  if (aroundNorthPole || aroundSouthPole) {
+    const minY = aroundSouthPole ? -90 : facts.minY - marginY;
+    const maxY = aroundNorthPole ? 90 : facts.maxY + marginY;
+    return right({
+      geometry: envelopeGeometry(-180, minY, 180, maxY),
+      envelopes: [envelopeOf(-180, minY, 180, maxY)],
+      centroid: { x: lon, y: lat },
+      geodesicCircle: circle,
+    });
+  }
+  const envelope = envelopeOf(facts.minX - marginX, facts.minY - marginY, facts.maxX + marginX, facts.maxY + marginY);
+  const shift = envelope.maxX > 180 ? -LONGITUDE_SPAN : envelope.minX < -180 ? LONGITUDE_SPAN : 0;
+  if (shift === 0) return right({ geometry: polygon, envelopes: [envelope], centroid: { x: lon, y: lat }, geodesicCircle: circle });
+  const shiftedRing = closed.map(([x, y]) => [x + shift, y] as const);
+  return right({
+    geometry: multiPolygonGeometry([polygon, polygonGeometry(shiftedRing)]),
+    envelopes: [envelope, { ...envelope, minX: envelope.minX + shift, maxX: envelope.maxX + shift }],
+    centroid: { x: lon, y: lat },
+    geodesicCircle: circle,
+  });
+}
+
+function shapeGeometry(shape: QueryShape, query: GeoQuery): Either<string, ShapeGeometry> {
+  switch (shape.kind) {
+    case "bbox":
+      return right(bboxGeometry(shape.coordinates, query.wrap));
+    case "wkt": {
+      const geometry = wktGeometry(shape.wkt);
+      return geometry._tag === "Left" ? geometry : right({ geometry: geometry.right });
+    }
+    case "circle":
+      return query.geodesic
+        ? geodesicCircleGeometry(shape.x, shape.y, shape.radiusM)
+        : ellipseGeometry(shape.x, shape.y, shape.radiusM, shape.radiusM);
+    case "ellipse":
+      return ellipseGeometry(shape.x, shape.y, shape.rangeXM, shape.rangeYM);
+  }
+}
+
+function distanceFunction(query: GeoQuery, centroidX: number, centroidY: number): (x: number, y: number) => number {
+  if (query.geodesic) return (x, y) => geodesicOrderDistanceM(centroidX, centroidY, x, y);
+  if (query.wrap) return (x, y) => wrappedPlanarDistanceDeg(centroidX, centroidY, x, y);
+  return (x, y) => planarDistanceDeg(centroidX, centroidY, x, y);
+}
+
+/** Prepared on first use: bbox queries without a relation never need it. */
+function lazyPreparedArea(geometry: JstsGeometry): () => PreparedArea | undefined {
+  const areal = geometry.getGeometryType() === "Polygon" || geometry.getGeometryType() === "MultiPolygon";
+  let prepared: PreparedArea | undefined;
+  return () => (areal ? (prepared ??= preparedArea(geometry)) : undefined);
+}
+
+const isCollection = (g: JstsGeometry): boolean => g.getGeometryType() === "GeometryCollection";
+
+/** The query ready to run against any index, or a 400. Never throws. */
+export function prepareGeoQuery(query: GeoQuery): Either<GeoQueryError, PreparedGeoQuery> {
+  try {
+    const shape = shapeGeometry(query.shape, query);
+    if (shape._tag === "Left") return left(queryParseError(shape.left));
+    const { geometry } = shape.right;
+    if (isCollection(geometry) && query.relation !== "none") return left(queryParseError(GC_RELATION_REASON));
+    const facts = jstsFacts(geometry, isCollection(geometry));
+    const centroid = shape.right.centroid ?? { x: facts.centroidX, y: facts.centroidY };
+    if (!Number.isFinite(centroid.x) || !Number.isFinite(centroid.y)) return left(queryParseError("Invalid query geometry: no centroid"));
+    return right({
+      query,
+      geometry,
+      envelopes: shape.right.envelopes ?? [facts],
+      centroidX: centroid.x,
+      centroidY: centroid.y,
+      distanceTo: distanceFunction(query, centroid.x, centroid.y),
+      area: lazyPreparedArea(geometry),
+      geodesicCircle: shape.right.geodesicCircle,
+      ellipse: shape.right.ellipse,
+    });
+  } catch (error) {
+    return left(queryParseError(`Invalid query geometry: ${(error as Error).message}`));
+  }
+}
