@@ -104,7 +104,8 @@ export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopp
     logger,
     state,
     http: { port: config.upholster.port, host: config.upholster.bindAddress, authenticator },
-    subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, config: config.ini, logger, authenticator }), ...choice.subsystems],
+    // `state`: what the feed knows of each db survives restarts, so events lost while upholster was down are recovered.
+    subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, config: config.ini, logger, authenticator, state }), ...choice.subsystems],
   });
   demo?.prefill();
   const started = await start(upholster, choice, terminal);

@@ -146,5 +146,23 @@ export interface DocumentStore {
   currentSeq(db: DbName): Promise<string>;
 }
 
+/**
+ * The db list in pages, for consumers that compare what they know with the
+ * store (the db updates feed's reconciliation after a `source-resumed`).
+ * Bounded calls: one page, one batch of seqs at a time.
+ */
+export interface DbListing {
+  /**
+   * Up to `limit` db names strictly after `after` (from the first when
+   * undefined), in `_all_dbs` order (UTF-8 byte order: `compareDbNames` in
+   * src/core/db-updates/db-order.ts). Fewer than `limit` means the end of the
+   * list. Only dbs the store's event source reports events for (CouchDB:
+   * `_global_changes` is left out); clustered dbs, whatever the granularity.
+   */
+  listDbsAfter(after: DbName | undefined, limit: number): Promise<DbName[]>;
+  /** Each existing db's update seq, opaque (CouchDB `N-g1AAA...`); missing dbs are absent. Batched where the store can. */
+  dbUpdateSeqs(dbs: readonly DbName[]): Promise<Map<DbName, string>>;
+}
+
 /** A store that can do both: what the runtime is given. */
 export type Store = CompactionStore & DocumentStore;

@@ -20,7 +20,7 @@ describe("the demo workload", () => {
     demo.prefill();
     demo.start();
     await scheduler.advanceByAsync(3 * DEMO_SETTINGS.recreateDbEveryMs + 1);
-    const kinds = (type: StoreEvent["type"]) => events.filter((e) => e.type === type && "db" in e && demo.dbs.includes(e.db));
+    const kinds = (type: StoreEvent["type"]) => events.filter((e) => e.type === type && e.db !== undefined && demo.dbs.includes(e.db));
     expect(kinds("db-deleted")).toHaveLength(3);
     // Created again at once: the dbs are all there, with their design docs.
     expect(kinds("db-created").length).toBe(demo.dbs.length + 3);

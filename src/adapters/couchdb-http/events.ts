@@ -13,6 +13,14 @@
  * saved ones: a new/changed/removed ddoc gives `ddoc-updated`, an unchanged one
  * `view-updated` (its index may have grown). We do not use
  * `_changes?filter=_design`: PouchDB Server 4.2 crashes on it.
+ *
+ * Completeness: CouchDB's own `_db_updates` is lossy (its global_changes
+ * buffers events in memory and drops them when CouchDB restarts). Every
+ * reconnect of the feed after the first connection, and a switch to polling,
+ * is announced with `source-resumed` so that consumers needing every event
+ * (the db updates feed) reconcile with `_all_dbs`. Polling itself compares
+ * snapshots, so it misses no db and needs no such signal; its rules are the
+ * reconciler's own (`decidePage`).
  */
 import * as t from "io-ts";
 import { isLeft } from "fp-ts/lib/Either.js";
@@ -22,7 +30,7 @@ import { backoffDelayMs, type BackoffPolicy } from "./backoff.js";
 import { describeConnectionError, type CouchClient } from "./client.js";
 import { DbUpdatesLine, describeErrors } from "./decoders.js";
 import { CouchUnavailableError, errorMessage } from "./errors.js";
-import { seqNumber } from "./seq.js";
+import { decidePage, seqMarkOf, type KnownDb, type SeqMark } from "../../core/db-updates/index.js";
 import type { CouchStore } from "./store.js";
 
 export const EVENTS_STATE_KEY = "couchdb-http.events";
@@ -33,7 +41,8 @@ export const maxPendingDdocChecks = 10_000;
 const Persisted = t.partial(
   {
     dbUpdatesSeq: t.string,
-    pollSeqs: t.record(t.string, t.string),
+    /** Db -> seq mark (the numeric prefix; older versions saved the opaque seq, read the same way). */
+    pollSeqs: t.record(t.string, t.union([t.number, t.string])),
     ddocRevs: t.record(t.string, t.record(t.string, t.string)),
   },
   "EventsState",
@@ -69,6 +78,8 @@ export class CouchEventSource implements EventSource {
   private ddocWorker: Promise<void> | undefined;
   private ddocOverflowLogged = false;
   private saving: Promise<void> = Promise.resolve();
+  /** A feed connection succeeded before: the next one is a reconnect, and events may have been missed in between. */
+  private everConnected = false;
 
   constructor(private readonly o: EventSourceOptions) {}
 
@@ -192,6 +203,7 @@ export class CouchEventSource implements EventSource {
       if (res.statusCode !== 200) {
         const text = await res.body.text().catch(() => "");
         if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
+          if (this.everConnected) this.emit({ type: "source-resumed", reason: `_db_updates answered ${res.statusCode}; switching to polling` });
           this.mode = "polling";
           this.detail = `_db_updates answered ${res.statusCode}; polling _all_dbs every ${this.o.pollIntervalMs} ms`;
           this.o.logger.info({ status: res.statusCode, body: this.o.client.redact(text.slice(0, 200)) }, "no usable _db_updates; falling back to polling");
@@ -203,6 +215,8 @@ export class CouchEventSource implements EventSource {
       this.connected = true;
       this.detail = `following _db_updates since ${since === "now" ? "now" : since.split("-")[0]}`;
       this.o.client.health.markUp(this.o.scheduler.nowMs());
+      if (this.everConnected) this.emit({ type: "source-resumed", reason: `_db_updates reconnected (since ${since === "now" ? "now" : since.split("-")[0]})` });
+      this.everConnected = true;
       ready();
       let buffer = "";
       for await (const chunk of res.body) {
@@ -359,22 +373,18 @@ export class CouchEventSource implements EventSource {
       const infos = await this.clusteredInfos(dbs);
       if (signal.aborted) return true;
       const previous = this.persisted.pollSeqs;
-      const next: Record<string, string> = {};
-      for (const [db, seq] of infos) if (Object.keys(next).length < maxTrackedDbs) next[db] = seq;
-      if (previous !== undefined) {
-        for (const [db, seq] of Object.entries(next)) {
-          const before = previous[db];
-          if (before === undefined) {
-            this.dbEvent(db, "created");
-            // Created and written between two polls: say both, as _db_updates would.
-            if ((seqNumber(seq) ?? 0) > 0) this.dbEvent(db, "updated");
-          }
-          else if (before !== seq) this.dbEvent(db, "updated");
-        }
-        for (const db of Object.keys(previous)) if (next[db] === undefined) this.dbEvent(db, "deleted");
-      }
+      const known = new Map<string, KnownDb>(Object.entries(previous ?? {}).map(([db, seq]) => [db, { seq: seqMarkOf(seq) }]));
+      const server = new Map<string, SeqMark>([...infos].map(([db, seq]) => [db, seqMarkOf(seq)]));
+      // The first poll ever only records a baseline; then the reconciler's rules, over one page that is everything.
+      const decision = decidePage({ known, server, adopt: () => previous === undefined, room: maxTrackedDbs - known.size });
+      for (const event of decision.events) this.dbEvent(event.db, event.type);
+      const next: Record<string, SeqMark> = {};
+      for (const [db, entry] of known) if (server.has(db) && entry.seq !== undefined) next[db] = entry.seq;
+      for (const [db, seq] of decision.record) next[db] = seq;
+      const changed = previous === undefined || decision.events.length > 0 || decision.record.length > 0;
       this.persisted.pollSeqs = next;
-      await this.save();
+      // Nothing moved: no need to rewrite up to 100,000 seqs every interval.
+      if (changed) await this.save();
       this.connected = true;
       client.health.markUp(this.o.scheduler.nowMs());
       return true;

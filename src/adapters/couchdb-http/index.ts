@@ -6,7 +6,7 @@
  */
 import type { EventSource } from "../../ports/events.js";
 import type { Logger, Scheduler, StatePort } from "../../ports/shell.js";
-import type { Store } from "../../ports/store.js";
+import type { DbListing, Store } from "../../ports/store.js";
 import { CouchClient, type CouchAuth, type RetryOptions } from "./client.js";
 import { CompactedSeqs } from "./compacted-seq.js";
 import { CouchEventSource } from "./events.js";
@@ -55,7 +55,7 @@ export interface CouchStoreStatus {
 }
 
 export interface CouchStoreHandle {
-  readonly store: Store & Pick<CouchStore, "activeTasks" | "probe">;
+  readonly store: Store & DbListing & Pick<CouchStore, "activeTasks" | "probe">;
   readonly events: EventSource;
   status(): CouchStoreStatus;
   close(): Promise<void>;

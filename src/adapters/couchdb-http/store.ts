@@ -8,6 +8,7 @@ import type {
   ChangesQuery,
   CompactionObject,
   DbInfo,
+  DbListing,
   DesignDoc,
   DocWrite,
   DocWriteResult,
@@ -38,6 +39,7 @@ import { taskDbName, watchCompaction, type CompactionProbe } from "./jobs.js";
 import { dbPath, ddocName, docPath, reportsCompactRunning, toDbInfo, toViewIndexInfo } from "./mapping.js";
 import { clusteredDbOf, listShards, parseShardObjectName, shardPath } from "./shards.js";
 import { seqString } from "./seq.js";
+import { compareDbNames } from "../../core/db-updates/db-order.js";
 
 export type Granularity = "database" | "shard";
 
@@ -57,6 +59,8 @@ export interface ServerCapabilities {
   version?: string | undefined;
   /** `POST /_dbs_info`: CouchDB >= 2.2; PouchDB Server answers 404. */
   dbsInfo: boolean;
+  /** `GET /_all_dbs?startkey=..&limit=..` honoured (learnt: a server that ignores it lists names before `startkey`). */
+  allDbsPaging: boolean;
 }
 
 /** `POST /_dbs_info` takes at most 100 keys (CouchDB's `max_db_number_for_dbs_info_req`). */
@@ -64,8 +68,11 @@ export const dbsInfoBatchSize = 100;
 /** Parallel `GET /{db}` where `_dbs_info` is missing. */
 const perDbConcurrency = 8;
 
-export class CouchStore implements Store {
-  readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true };
+/** Dbs `_db_updates` reports that are not worth reconciling: CouchDB's own feed db, written on every event. */
+export const unreconciledDbs: ReadonlySet<string> = new Set(["_global_changes"]);
+
+export class CouchStore implements Store, DbListing {
+  readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true, allDbsPaging: true };
   private probed: Promise<void> | undefined;
   /** Clustered db -> its shard objects, from the last shard listing (shard granularity). */
   shardsByDb = new Map<string, string[]>();
@@ -103,6 +110,35 @@ export class CouchStore implements Store {
       return names;
     }
     return decodeBody(DbNames, (await this.o.client.call({ method: "GET", path: "/_all_dbs" })).body, "GET /_all_dbs");
+  }
+
+  // --- DbListing ---------------------------------------------------------------------------
+
+  /**
+   * One page of `_all_dbs` after `after` (clustered dbs whatever the
+   * granularity). `startkey` is inclusive, so one more is asked for and
+   * `after` itself dropped (and one more per db left out, so a full page
+   * stays full). A server that ignores `startkey`/`limit` (it
+   * lists a name before `startkey`) gets the whole list from then on, cut
+   * here: slower, never wrong (a short page would read as deletions).
+   */
+  async listDbsAfter(after: string | undefined, limit: number): Promise<string[]> {
+    const want = Math.max(0, limit);
+    const paged = this.capabilities.allDbsPaging;
+    const query = paged ? { limit: want + 1 + unreconciledDbs.size, ...(after === undefined ? {} : { startkey: JSON.stringify(after) }) } : undefined;
+    const names = decodeBody(DbNames, (await this.o.client.call({ method: "GET", path: "/_all_dbs", query })).body, "GET /_all_dbs");
+    if (paged && after !== undefined && names.some((db) => compareDbNames(db, after) < 0)) {
+      this.capabilities.allDbsPaging = false;
+      this.o.logger.info({}, "server ignores _all_dbs startkey/limit; listing every db per page");
+      return this.listDbsAfter(after, limit);
+    }
+    const later = names.filter((db) => (after === undefined || compareDbNames(db, after) > 0) && !unreconciledDbs.has(db));
+    return later.sort(compareDbNames).slice(0, want);
+  }
+
+  async dbUpdateSeqs(dbs: readonly string[]): Promise<Map<string, string>> {
+    const infos = await this.infosOf(dbs, true);
+    return new Map([...infos].map(([db, info]) => [db, info.updateSeq]));
   }
 
   /** Info path of a compaction object's db: clustered `/{db}` or node-local `/_node/{node}/{shard}`. */

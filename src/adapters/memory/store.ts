@@ -33,6 +33,7 @@ import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from ".
 import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
 import { compactionDurationMs, defaultStorageModel, type StorageModel } from "./storage-model.js";
 import { applyViewCompaction, ViewIndexes } from "./view-index.js";
+import { indexAfter, sortDbNames } from "../../core/db-updates/db-order.js";
 
 export interface MemoryStoreOptions {
   readonly scheduler: Scheduler;
@@ -86,6 +87,8 @@ export interface StoreTotals {
   readonly dbActiveBytes: number;
   readonly viewFileBytes: number;
   readonly viewActiveBytes: number;
+  /** Every byte writes ever appended to db files (compactions aside): the churn's cost, for write amplification. */
+  readonly dbAppendedBytes: number;
 }
 
 export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
@@ -242,14 +245,16 @@ export class MemoryStore implements Store, EventSource {
     let dbActiveBytes = 0;
     let viewFileBytes = 0;
     let viewActiveBytes = 0;
+    let dbAppendedBytes = 0;
     for (const { data, views } of this.dbs.values()) {
       dbFileBytes += data.fileBytes;
       dbActiveBytes += data.activeBytes;
+      dbAppendedBytes += data.appendedBytesTotal;
       const viewTotals = views.totals();
       viewFileBytes += viewTotals.fileBytes;
       viewActiveBytes += viewTotals.activeBytes;
     }
-    return { dbFileBytes, dbActiveBytes, viewFileBytes, viewActiveBytes };
+    return { dbFileBytes, dbActiveBytes, viewFileBytes, viewActiveBytes, dbAppendedBytes };
   }
 
   /** Bytes on "disk": db files plus view index files (stale ones too). */
@@ -279,6 +284,29 @@ export class MemoryStore implements Store, EventSource {
   async dbInfo(db: DbName): Promise<DbInfo | undefined> {
     this.guard("dbInfo");
     return this.infoOf(db);
+  }
+
+  // --- DbListing (the db updates feed's reconciliation) --------------------------------
+
+  /** The db names in `_all_dbs` order, kept while no event says the list may have changed (a pass over 100,000 dbs sorts once). */
+  private sortedNames: { readonly atEvent: number; readonly names: readonly DbName[] } | undefined;
+
+  async listDbsAfter(after: DbName | undefined, limit: number): Promise<DbName[]> {
+    this.guard("listDbsAfter");
+    if (this.sortedNames?.atEvent !== this.hub.emitted) this.sortedNames = { atEvent: this.hub.emitted, names: sortDbNames(this.dbs.keys()) };
+    const names = this.sortedNames.names;
+    const from = after === undefined ? 0 : indexAfter(names, after);
+    return names.slice(from, from + Math.max(0, limit));
+  }
+
+  async dbUpdateSeqs(dbs: readonly DbName[]): Promise<Map<DbName, string>> {
+    this.guard("dbUpdateSeqs");
+    const seqs = new Map<DbName, string>();
+    for (const db of dbs) {
+      const stored = this.dbs.get(db);
+      if (stored !== undefined) seqs.set(db, String(stored.data.updateSeq));
+    }
+    return seqs;
   }
 
   async dbInfos(dbs: readonly DbName[]): Promise<Map<DbName, DbInfo>> {

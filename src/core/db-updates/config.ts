@@ -3,7 +3,8 @@
  *
  * CouchDB keys: `max_event_delay` (ms, 25), `max_write_delay` (ms, 500 in
  * CouchDB 3.x; 25 in the seed), `update_db` (true). upholster adds the name
- * of its feed db and bounds/retry settings (units last in their names).
+ * of its feed db, bounds/retry settings and reconciliation (units last in
+ * their names).
  */
 import * as t from "io-ts";
 import {
@@ -39,6 +40,17 @@ export interface DbUpdatesConfig {
   readonly maxClientBufferBytes: number;
   /** A streaming client that takes nothing for this long is disconnected (it must not pin a feed reader forever). */
   readonly clientDrainTimeoutMs: number;
+  /**
+   * Reconciliation (upholster's): after the event source may have missed
+   * events (a reconnect, a dropped batch) and at start, the server's db list is
+   * walked and the missed events are emitted. At most this many store calls
+   * per second (`_all_dbs` pages and `_dbs_info` batches); 0 turns it off.
+   */
+  readonly reconcileRequestsPerSec: number;
+  /** Dbs per `_all_dbs` page (their seqs are read 100 per `_dbs_info` call). */
+  readonly reconcilePageSize: number;
+  /** Bound on the dbs upholster remembers (seq per db); beyond it new dbs are untracked (counted). */
+  readonly reconcileMaxDbs: number;
 }
 
 const shared = {
@@ -51,6 +63,9 @@ const shared = {
   pollIntervalMs: 1_000,
   maxClientBufferBytes: 1_048_576,
   clientDrainTimeoutMs: 60_000,
+  reconcileRequestsPerSec: 10,
+  reconcilePageSize: 100,
+  reconcileMaxDbs: 100_000,
 } as const;
 
 /** CouchDB 3.4's timing: events wait up to 25 ms in the listener, then up to 500 ms in the writer. */
@@ -95,6 +110,9 @@ export function decodeDbUpdatesConfig(ini: IniSections, defaults: DbUpdatesConfi
     pollIntervalMs: readValue(ini, s, "poll_interval_ms", PosIntFromString, defaults.pollIntervalMs, errors),
     maxClientBufferBytes: readValue(ini, s, "max_client_buffer_bytes", PosIntFromString, defaults.maxClientBufferBytes, errors),
     clientDrainTimeoutMs: readValue(ini, s, "client_drain_timeout_ms", PosIntFromString, defaults.clientDrainTimeoutMs, errors),
+    reconcileRequestsPerSec: readValue(ini, s, "reconcile_requests_per_sec", NonNegIntFromString, defaults.reconcileRequestsPerSec, errors),
+    reconcilePageSize: readValue(ini, s, "reconcile_page_size", PosIntFromString, defaults.reconcilePageSize, errors),
+    reconcileMaxDbs: readValue(ini, s, "reconcile_max_dbs", PosIntFromString, defaults.reconcileMaxDbs, errors),
   };
   if (config.retryMaxDelayMs < config.retryInitialDelayMs) {
     errors.push({

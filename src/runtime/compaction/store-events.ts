@@ -14,5 +14,8 @@ export const storeEventToSmooshEvent = (event: StoreEvent): SmooshEvent => {
       return { type: "design-doc-updated", db: event.db, ddoc: event.ddoc };
     case "view-updated":
       return { type: "object-updated", object: { kind: "view", db: event.db, ddoc: event.ddoc } };
+    case "source-resumed":
+      // Smoosh does not reconcile (a missed write is caught by the next one); a tick only wakes it, harmlessly.
+      return { type: "tick" };
   }
 };

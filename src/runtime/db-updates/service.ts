@@ -20,8 +20,11 @@ import {
   listenerStep,
   writerPendingCount,
   writerStep,
+  batchKeys,
+  encodeKey,
   type DbEventType,
   type DbUpdatesConfig,
+  type EventKey,
   type ListenerInput,
   type ListenerSettings,
   type ListenerState,
@@ -33,6 +36,7 @@ import type { DbUpdatesFeed, WaitResult } from "../../http/db-updates/feed.js";
 import { errorText } from "../../core/shared/error-text.js";
 import { RevCache } from "./rev-cache.js";
 import { writeKeys } from "./write-keys.js";
+import { WriteBarriers } from "./write-barrier.js";
 import { cappedExponentialMs } from "../../core/shared/backoff.js";
 
 export interface DbUpdatesMetrics {
@@ -63,6 +67,10 @@ export type { FeedPage, ReadChangesQuery, WaitResult } from "../../http/db-updat
 export interface DbUpdatesService extends DbUpdatesFeed {
   /** Feed the service every store event; others than db-created/updated/deleted are ignored. */
   handleStoreEvent(event: StoreEvent): void;
+  /** Events found missing by reconciliation: through the listener like any other; true once all are written. */
+  submitReconciled(keys: readonly EventKey[]): Promise<boolean>;
+  /** True once every event accepted so far is written (false if some were dropped, or on stop). */
+  whenPendingWritten(): Promise<boolean>;
   /** Ensures the feed db (retrying in the background if the store is down). */
   start(): Promise<void>;
   /** Flushes what is pending (one attempt, bounded by `flushTimeoutMs`), then stops timers. */
@@ -80,6 +88,18 @@ export interface DbUpdatesServiceOptions {
   readonly logger: Logger;
   /** Bound on feed readers waiting at once. Default 10,000. */
   readonly maxSubscribers?: number;
+  /** Told around each write (the reconciler's knowledge follows what the feed wrote). */
+  readonly journal?: WriteJournal | undefined;
+  /** The writer dropped keys (its bound): events are lost until reconciliation restates them. */
+  readonly onDropped?: (() => void) | undefined;
+}
+
+/** Hooks around the feed's writes. */
+export interface WriteJournal {
+  /** Before the keys are written; the write waits for it (it may save something first). Must not reject. */
+  beforeWrite(keys: readonly string[]): Promise<void>;
+  /** These keys were written. */
+  written(keys: readonly string[]): void;
 }
 
 const STORE_EVENT_TYPES: Readonly<Record<string, DbEventType>> = {
@@ -121,6 +141,7 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
   let stopped = false;
   let inFlightWrite: Promise<void> | undefined;
   const counters = { db_writes: 0, event_doc_conflict: 0, write_failures: 0, dropped_events: 0, events_received: 0 };
+  const barriers = new WriteBarriers();
   let droppedWarned = false;
 
   function runListener(input: ListenerInput): void {
@@ -139,6 +160,8 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
     writer = out.state;
     if (out.dropped.length > 0) {
       counters.dropped_events += out.dropped.length;
+      barriers.dropped(out.dropped);
+      options.onDropped?.();
       if (!droppedWarned) {
         droppedWarned = true;
         logger.error({ dropped: out.dropped.length, maxPendingKeys: config.maxPendingKeys }, "db updates: pending key bound reached, dropping new events");
@@ -153,8 +176,10 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
   }
 
   async function performWrite(keys: readonly string[]): Promise<void> {
+    const writeId = barriers.writeStarted();
     let failed: readonly string[] = keys;
     try {
+      await options.journal?.beforeWrite(keys);
       if (!dbReady) {
         await store.ensureDb(feedDbName);
         dbReady = true;
@@ -172,6 +197,12 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
     }
     if (failed.length > 0) counters.write_failures++;
     else if (droppedWarned && writerPendingCount(writer) === 0) droppedWarned = false;
+    const notWritten = new Set(failed);
+    const stored = keys.filter((k) => !notWritten.has(k));
+    if (stored.length > 0) {
+      options.journal?.written(stored);
+      barriers.written(writeId, stored);
+    }
     inFlightWrite = undefined;
     runWriter({ type: "write-finished", failed });
     if (failed.length < keys.length) notify();
@@ -203,10 +234,22 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
     handleStoreEvent(event) {
       if (stopped) return;
       const type = STORE_EVENT_TYPES[event.type];
-      if (type === undefined || event.db === feedDbName) return;
+      if (type === undefined || event.db === undefined || event.db === feedDbName) return;
       if (!config.updateDb) return;
       counters.events_received++;
       runListener({ type: "db-event", key: { type, db: event.db } });
+    },
+    whenPendingWritten() {
+      if (stopped) return Promise.resolve(false);
+      const pending = new Set([...batchKeys(listener.batch), ...batchKeys(writer.pending), ...(writer.inFlight ?? [])]);
+      return barriers.wait([...pending], writer.inFlight !== undefined);
+    },
+    submitReconciled(keys) {
+      if (stopped || !config.updateDb) return Promise.resolve(false);
+      const wanted = keys.filter((k) => k.db !== feedDbName);
+      const written = barriers.wait(wanted.map(encodeKey));
+      for (const key of wanted) runListener({ type: "db-event", key });
+      return written;
     },
     async start() {
       stopped = false;
@@ -231,6 +274,7 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
         cancel?.();
       }
       cancelWriterTimer?.();
+      barriers.cancelAll();
       const left = writerPendingCount(writer) + listenerPendingCount(listener);
       if (left > 0) logger.warn({ pending: left }, "db updates: stopped with events not yet persisted");
       notify();
@@ -238,6 +282,8 @@ export function createDbUpdatesService(options: DbUpdatesServiceOptions): DbUpda
     },
     configure(next) {
       config = next;
+      // update_db off drops pending keys: nothing waiting for them will be written.
+      if (!next.updateDb) barriers.cancelAll();
       runListener({ type: "configure", settings: listenerSettings(next) });
       runWriter({ type: "configure", settings: writerSettings(next) });
     },

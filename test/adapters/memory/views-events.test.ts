@@ -150,7 +150,7 @@ describe("memory store: events", () => {
     ]);
   });
 
-  it("a named source whose position fell off the bounded log resyncs with an update per existing db", async () => {
+  it("a named source whose position fell off the bounded log resyncs with an update per existing db, then says events were missed", async () => {
     const scheduler = new VirtualScheduler();
     const store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
     const source = store.createEventSource({ name: "late" });
@@ -160,7 +160,10 @@ describe("memory store: events", () => {
     for (let i = 0; i < 100_001; i++) store.writeDocs("keep", [{ _id: `d${i}` }]);
     const seen: StoreEvent[] = [];
     await store.createEventSource({ name: "late" }).start((e) => seen.push(e));
-    expect(seen).toEqual([{ type: "db-updated", db: "keep" }]);
+    expect(seen).toEqual([
+      { type: "db-updated", db: "keep" },
+      { type: "source-resumed", reason: "the replay log no longer reaches back to where this source stopped" },
+    ]);
   });
 
   it("a throwing listener neither fails the write nor starves other listeners", async () => {
@@ -221,13 +224,25 @@ describe("memory store: availability switch", () => {
     expect(store.status().connected).toBe(true);
   });
 
-  it("held events are bounded; the oldest are dropped first", async () => {
+  it("held events are bounded; the oldest are dropped first, and the loss is announced (source-resumed)", async () => {
     const store = createMemoryStore({ scheduler: new VirtualScheduler(), autoIndexDelayMs: false, maxBufferedEvents: 3 });
     const seen: StoreEvent[] = [];
     await store.start((e) => seen.push(e));
     store.setAvailable(false);
     for (const name of ["a", "b", "c", "d"]) store.createDb(name);
     store.setAvailable(true);
-    expect(seen.map((e) => e.db)).toEqual(["b", "c", "d"]);
+    expect(seen.map((e) => e.db ?? e.type)).toEqual(["b", "c", "d", "source-resumed"]);
+  });
+
+  it("an outage that dropped nothing is not announced", async () => {
+    const store = createMemoryStore({ scheduler: new VirtualScheduler(), autoIndexDelayMs: false, maxBufferedEvents: 3 });
+    const seen: StoreEvent[] = [];
+    await store.start((e) => seen.push(e));
+    store.setAvailable(false);
+    store.createDb("a");
+    store.setAvailable(true);
+    store.setAvailable(false);
+    store.setAvailable(true);
+    expect(seen).toEqual([{ type: "db-created", db: "a" }]);
   });
 });
