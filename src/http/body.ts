@@ -55,6 +55,12 @@ export function readBody(req: IncomingMessage, limitBytes = MAX_BODY_BYTES): Pro
       done = true;
       resolve(left({ status: 400, error: "bad_request", reason: `could not read the request body: ${error.message}` }));
     });
+    // Closed before its end without an error (the client went away): settle, or the handler waits forever.
+    req.on("close", () => {
+      if (done) return;
+      done = true;
+      resolve(left({ status: 400, error: "bad_request", reason: "could not read the request body: the connection closed" }));
+    });
   });
 }
 
@@ -103,6 +109,19 @@ export function describeErrors(errors: t.Errors): string {
 
 const showValue = (value: unknown): string => {
   if (value === undefined) return "nothing (the field is missing)";
-  const text = JSON.stringify(value) ?? String(value);
+  const text = jsonOf(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
+
+/**
+ * JSON.stringify recurses: a client's value nested deeper than the stack
+ * (a body of 20,000 `[`, which JSON.parse reads without trouble) would throw
+ * RangeError out of the 400 we are writing (found by test/http/fuzz.test.ts).
+ */
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return `${Array.isArray(value) ? "an array" : "an object"} nested too deeply to show`;
+  }
+}

@@ -3,7 +3,8 @@
  * mounted RouteHandler in turn, each given the server's one guard (who may
  * call what: auth/guard.ts). Unknown paths get CouchDB's 404, a handler
  * that throws gets a 500 (logged) and never takes the server down; requests
- * node's parser refuses (an oversized header: 431) get a JSON body too.
+ * node's parser refuses (an oversized header: 431) get a JSON body too, and
+ * so do those node itself would refuse bodiless (protocol-refusals.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +13,8 @@ import type { Guard } from "./auth/guard.js";
 import { MAX_BODY_BYTES, tooLarge } from "./body.js";
 import { answerClientError, DEFAULT_MAX_HEADER_BYTES } from "./client-error.js";
 import { canonicalNodePath } from "./node-routes.js";
+import { refuseExpectation, refuseMissingHost } from "./protocol-refusals.js";
+import { requestUrl } from "./request-url.js";
 import { sendError, sendNotFound } from "./respond.js";
 import type { RequestScope, RouteHandler } from "./types.js";
 
@@ -55,10 +58,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   let bound: HttpAddress | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://localhost");
-    } catch {
+    const url = requestUrl(req.url ?? "/");
+    if (url === undefined) {
       sendError(res, 400, "bad_request", `malformed request path ${JSON.stringify(req.url)}`);
       return;
     }
@@ -80,7 +81,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   return {
     listen() {
       return new Promise((resolve, reject) => {
-        const created = createServer({ maxHeaderSize: maxHeaderBytes }, (req, res) => {
+        // Node's own refusal of a Host-less request has no body; refuseMissingHost answers it with CouchDB's.
+        const created = createServer({ maxHeaderSize: maxHeaderBytes, requireHostHeader: false }, (req, res) => {
+          if (refuseMissingHost(req, res)) return;
           handle(req, res).catch((error: unknown) => {
             const reason = error instanceof Error ? error.message : String(error);
             logger.error({ method: req.method, path: req.url, err: reason }, "HTTP handler failed");
@@ -89,6 +92,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
           });
         });
         created.on("clientError", (error: Error & { code?: string }, socket) => answerClientError(error, socket, maxHeaderBytes));
+        created.on("checkExpectation", refuseExpectation);
         created.once("error", reject);
         created.listen(options.port ?? 0, host, () => {
           created.off("error", reject);

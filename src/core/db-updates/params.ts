@@ -59,14 +59,22 @@ const FeedParam = t.keyof({ normal: null, longpoll: null, continuous: null, even
 
 /**
  * Sequences: `now`, `0`, an integer, or CouchDB's clustered `N-<base64url>`.
- * Opaque otherwise; anything else is malformed.
+ * Opaque otherwise; anything else is malformed. `N` is written as stores
+ * write it (no leading zeros) and is a safe integer: no store has a seq
+ * past 2^53, and one it cannot read would fail the feed's read instead (a
+ * 503, not the client's 400).
  */
+const SEQ = /^(0|[1-9]\d*)(-[A-Za-z0-9_-]+)?$/;
+const isSeq = (u: string): boolean => {
+  const match = SEQ.exec(u);
+  return match !== null && Number.isSafeInteger(Number(match[1]));
+};
 const SinceParam = new t.Type<Since, string, unknown>(
   "since",
   (u): u is Since => typeof u === "object" && u !== null && "kind" in u,
   (u, c) => {
     if (u === "now") return t.success({ kind: "now" });
-    if (typeof u === "string" && /^\d+(-[A-Za-z0-9_-]+)?$/.test(u)) return t.success({ kind: "seq", seq: u });
+    if (typeof u === "string" && isSeq(u)) return t.success({ kind: "seq", seq: u });
     return t.failure(u, c);
   },
   (s) => (s.kind === "now" ? "now" : s.seq),

@@ -42,7 +42,9 @@ export function createCouchDbAuthenticator(options: CouchDbAuthenticatorOptions)
     const timeoutMs = options.requestTimeoutMs ?? 10_000;
     const res = await request(sessionUrl, { method: "GET", headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     const text = await res.body.text();
-    if (res.statusCode === 401) return "bad-credentials";
+    // CouchDB answers 400 to credentials it cannot read (a Basic value that is not base64, an AuthSession
+    // cookie that is not `name:time:hash`): it was asked and refused them, so 401, not a 503 (found by fuzz.test.ts).
+    if (res.statusCode === 401 || res.statusCode === 400) return "bad-credentials";
     if (res.statusCode !== 200) throw new Error(`CouchDB GET /_session answered ${res.statusCode}`);
     let json: unknown;
     try {
