@@ -19,6 +19,7 @@ import { defaultSmooshConfig } from "../src/core/compaction/index.js";
 import { createMemoryStore, type MemoryStore } from "../src/adapters/memory/index.js";
 import { createWorkload } from "../src/adapters/memory/workload.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
+import { createSandboxFactory } from "../src/adapters/sandbox/index.js";
 import { createCompactionDaemon } from "../src/runtime/compaction/daemon.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
 
@@ -85,7 +86,8 @@ function compactAfterEveryWrite(store: MemoryStore): { stats(): { compactions: n
 async function simulate(policy: Policy): Promise<Result> {
   const started = process.hrtime.bigint();
   const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0) });
-  const store = createMemoryStore({ scheduler });
+  // Views built 5 s after writes (the store's default used to be so), map functions in this thread (deterministic).
+  const store = createMemoryStore({ scheduler, autoIndexDelayMs: 5_000, sandbox: createSandboxFactory({ thread: "main" }) });
   const workload = createWorkload({
     store,
     scheduler,

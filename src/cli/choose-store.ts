@@ -11,6 +11,8 @@ import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
 import type { Store } from "../ports/store.js";
 import type { Subsystem } from "../runtime/subsystem.js";
 import { createMemoryStore } from "../adapters/memory/index.js";
+import { createMemoryDocumentApi } from "../adapters/memory/document-api.js";
+import { documentsSubsystem, viewStoreOf } from "../runtime/documents/subsystem.js";
 import { createCouchStore, redactUrl, type CouchAuth, type CouchStoreHandle } from "../adapters/couchdb-http/index.js";
 import { prepareDemo, type PreparedDemo } from "./demo.js";
 import { createCouchDbAuthenticator, createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
@@ -67,8 +69,9 @@ function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
       const config = runAdmin === undefined ? options.config.ini : mergeIni(options.config.ini, { admins: { [runAdmin.name]: runAdmin.password } });
       return createLocalAuthenticator({ config, clock: scheduler, logger });
     },
-    subsystems: [],
-    close: async () => undefined,
+    // CouchDB's document API over the embedded store (against CouchDB, CouchDB serves it).
+    subsystems: [documentsSubsystem({ api: createMemoryDocumentApi({ store, timers: scheduler }), views: viewStoreOf(store), clock: scheduler })],
+    close: async () => store.close(),
   };
 }
 

@@ -27,11 +27,12 @@ export const memoryServerControl = (store: MemoryStore): ServerControl => ({
     store.deleteDb(db);
   },
   buildViews: async (db) => {
-    store.buildViews(db);
+    await store.buildViews(db);
   },
   cut: async () => store.setAvailable(false),
   restore: async () => store.setAvailable(true),
-  close: async () => undefined,
+  // Its map functions' sandbox thread ends with it.
+  close: async () => store.close(),
 });
 
 export interface HttpServerControl extends ServerControl {

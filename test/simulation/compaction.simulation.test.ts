@@ -18,7 +18,7 @@
  *   SIM_SEED=<seed> npx vitest run test/simulation
  * Run more seeds locally with SIM_SEEDS=50.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { isLeft } from "fp-ts/lib/Either.js";
 import { createMemoryStore, createRandom, createWorkload, type Random } from "../../src/adapters/memory/index.js";
 import { decodeSmooshConfig, objectKey, type SmooshConfig } from "../../src/core/compaction/index.js";
@@ -32,6 +32,13 @@ import { toDbSizeInfo } from "../../src/runtime/compaction/infos.js";
 import { silentLogger } from "../../src/adapters/logging/index.js";
 import { withLatency } from "../../src/adapters/latency/index.js";
 import { VirtualScheduler } from "../../src/runtime/scheduler.js";
+import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
+
+// Map functions run in this thread: a build then ends within the virtual instant its timer fired
+// (no thread timing involved), so a seed replays the same.
+const SIMULATION_SANDBOX = createSandboxFactory({ thread: "main" });
+// Its engine loads once, asynchronously: before any seed runs, so every seed sees the same.
+beforeAll(async () => (await SIMULATION_SANDBOX.compile([{ name: "warm-up", kind: "map", source: "function (doc) {}" }])).sandbox.dispose());
 
 const START_MS = Date.UTC(2026, 10, 21, 21, 30, 0); // near midnight UTC: windows that wrap get exercised
 const STEPS = Number(process.env.SIM_STEPS ?? 250);
@@ -109,7 +116,7 @@ async function simulate(seed: number, busy?: Busy): Promise<{ violations: Violat
     startMs: START_MS,
     ...(busy !== undefined ? { jitter: { random: () => noise.next(), maxLateMs: busy.maxLateMs, maxEarlyMs: busy.maxEarlyMs } } : {}),
   });
-  const store = createMemoryStore({ scheduler, autoIndexDelayMs: 2_000 });
+  const store = createMemoryStore({ scheduler, autoIndexDelayMs: 2_000, sandbox: SIMULATION_SANDBOX });
   const served = busy === undefined ? store : withLatency(store, { scheduler, random: () => noise.next(), maxLatencyMs: busy.maxLatencyMs });
   const workload = createWorkload({
     store,

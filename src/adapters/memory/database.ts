@@ -199,6 +199,32 @@ export class MemoryDatabase {
     return count;
   }
 
+  /** Documents (design docs included) changed after `sinceSeq`, each counted once: a view's `updates_pending`. */
+  changedDocsSince(sinceSeq: number): number {
+    let count = 0;
+    for (let i = this.firstLogIndexAfter(sinceSeq); i < this.seqLog.length; i++) {
+      const entry = this.seqLog[i];
+      if (entry !== undefined && this.isLatest(entry)) count++;
+    }
+    return count;
+  }
+
+  /**
+   * Up to `limit` documents changed after `sinceSeq`, at their latest
+   * revision, in seq order (what a view index reads), and the seq read up
+   * to: the last one's, or the db's when none is left.
+   */
+  latestSince(sinceSeq: number, limit: number): { readonly records: readonly DocRecord[]; readonly lastSeq: number } {
+    const records: DocRecord[] = [];
+    for (let i = this.firstLogIndexAfter(sinceSeq); i < this.seqLog.length && records.length < limit; i++) {
+      const entry = this.seqLog[i];
+      const record = entry === undefined ? undefined : this.docs.get(entry.id);
+      if (record !== undefined && record.seq === entry!.seq) records.push(record);
+    }
+    const last = records[records.length - 1];
+    return { records, lastSeq: records.length < limit || last === undefined ? this.updateSeq : last.seq };
+  }
+
   /**
    * CouchDB `_changes` (style=main_only): one row per document at its latest
    * seq, `since` exclusive. `last_seq` is the last row's seq when `limit` cut

@@ -9,9 +9,16 @@
  * Beyond the ports, a synchronous write API (`createDb`, `putDoc`, ...) for
  * workloads, demos and tests, plus fault switches (`setAvailable`,
  * `failNextJobs`).
+ *
+ * Views are real (`views/`): map functions run in the injected sandbox
+ * (`SandboxFactory`; by default the store makes its own, released by
+ * `close()`), rows are kept in CouchDB's collation, queries answer as
+ * CouchDB's do (`ViewStore`).
  */
 import type { EventSource, EventSourceStatus, StoreEvent, StoreEventListener } from "../../ports/events.js";
-import type { Scheduler, CancelTimer } from "../../ports/shell.js";
+import type { Logger, Scheduler, CancelTimer } from "../../ports/shell.js";
+import type { SandboxFactory, SandboxLimits } from "../../ports/sandbox.js";
+import type { ViewGroupInfo, ViewQuery, ViewResult, ViewStore } from "../../ports/views.js";
 import type {
   ChangesPage,
   ChangesQuery,
@@ -32,7 +39,11 @@ import { EventHub, type EventSourceOptions } from "./events.js";
 import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from "./jobs.js";
 import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
 import { compactionDurationMs, defaultStorageModel, type StorageModel } from "./storage-model.js";
-import { applyViewCompaction, ViewIndexes } from "./view-index.js";
+import { DbViews } from "./views/db-views.js";
+import { MemoryViews } from "./views/memory-views.js";
+import { SandboxCache } from "./views/sandbox-cache.js";
+import { createSandboxFactory } from "../sandbox/index.js";
+import { silentLogger } from "../logging/index.js";
 import { indexAfter, sortDbNames } from "../../core/db-updates/db-order.js";
 
 export interface MemoryStoreOptions {
@@ -40,11 +51,20 @@ export interface MemoryStoreOptions {
   /** Overrides of the byte/time model (see `storage-model.ts` for the calibrated defaults). */
   readonly model?: Partial<StorageModel> | undefined;
   /**
-   * Build view indexes this long after a db is written (as CouchDB's
-   * background indexer batches updates). `false` disables: views are then
-   * built only by `buildViews`. Default 5000 ms.
+   * Build view indexes this long after a db is written, on the scheduler.
+   * Default `false`: indexes are built by queries (`update=true`),
+   * `updateViewGroup`/`buildViews`, and the background indexer, which calls
+   * them (the scheduler cannot tell how long a real build takes).
    */
   readonly autoIndexDelayMs?: number | false | undefined;
+  /** Runs map functions. Default: the store's own (`createSandboxFactory()`, a worker thread), released by `close()`. */
+  readonly sandbox?: SandboxFactory | undefined;
+  /** Time and memory limits of map functions (default: CouchDB's, see src/adapters/sandbox/limits.ts). */
+  readonly sandboxLimits?: Partial<SandboxLimits> | undefined;
+  /** Compiled design docs kept for reuse (idle ones beyond this are disposed). Default 16. */
+  readonly maxSandboxes?: number | undefined;
+  /** Map functions that fail, and their `log()` lines, are reported here. Default: silent. */
+  readonly logger?: Logger | undefined;
   /** Events held while the store is unavailable (bounded, de-duplicated). Default 10,000. */
   readonly maxBufferedEvents?: number | undefined;
   /** Listener exceptions are reported here, never thrown into the writer. */
@@ -79,7 +99,7 @@ interface InjectedFault {
 
 interface StoredDb {
   readonly data: MemoryDatabase;
-  readonly views: ViewIndexes;
+  readonly views: DbViews;
 }
 
 export interface StoreTotals {
@@ -95,7 +115,7 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
   return new MemoryStore(options);
 }
 
-export class MemoryStore implements Store, EventSource {
+export class MemoryStore implements Store, EventSource, ViewStore {
   readonly model: StorageModel;
   private readonly scheduler: Scheduler;
   private readonly dbs = new Map<DbName, StoredDb>();
@@ -105,12 +125,29 @@ export class MemoryStore implements Store, EventSource {
   private readonly autoIndexDelayMs: number | false;
   private readonly hub: EventHub;
   private readonly defaultSource: EventSource;
+  private readonly sandboxes: SandboxCache;
+  private readonly views: MemoryViews;
+  private readonly logger: Logger;
   private available = true;
 
   constructor(options: MemoryStoreOptions) {
     this.scheduler = options.scheduler;
     this.model = { ...defaultStorageModel, ...(options.model ?? {}) };
-    this.autoIndexDelayMs = options.autoIndexDelayMs ?? 5000;
+    this.autoIndexDelayMs = options.autoIndexDelayMs ?? false;
+    this.logger = options.logger ?? silentLogger;
+    let ownFactory: SandboxFactory | undefined;
+    // Created on first use: a store whose views are never built starts no sandbox thread.
+    const factory = (): SandboxFactory => options.sandbox ?? (ownFactory ??= createSandboxFactory());
+    this.sandboxes = new SandboxCache(factory, options.sandboxLimits, options.maxSandboxes ?? 16);
+    this.views = new MemoryViews(
+      {
+        database: (db) => this.dbs.get(db),
+        emit: (event) => this.hub.emit(event),
+        compactionRunning: (db, signature) => this.jobs.has(viewJobKey(db, signature)),
+        logger: this.logger,
+      },
+      this.sandboxes,
+    );
     this.hub = new EventHub({
       maxBufferedEvents: options.maxBufferedEvents,
       onListenerError: options.onListenerError,
@@ -170,7 +207,7 @@ export class MemoryStore implements Store, EventSource {
     if (this.dbs.has(name)) return { ok: false, error: "file_exists", reason: "The database could not be created, the file already exists." };
     this.dbs.set(name, {
       data: new MemoryDatabase(name, this.model, { diskFormatVersion: options.diskFormatVersion }),
-      views: new ViewIndexes(this.model),
+      views: new DbViews(this.model),
     });
     this.hub.emit({ type: "db-created", db: name });
     return { ok: true };
@@ -221,21 +258,45 @@ export class MemoryStore implements Store, EventSource {
     return this.single(this.writeDocs(db, [doc]), id);
   }
 
-  /** Bring the db's view indexes up to date now; returns the design docs whose index grew. */
-  buildViews(db: DbName): DesignDocId[] {
-    const stored = this.dbs.get(db);
-    if (stored === undefined) return [];
-    const updated = stored.views.build(stored.data);
-    for (const ddoc of updated) this.hub.emit({ type: "view-updated", db, ddoc });
-    return updated;
+  /**
+   * Bring the db's view indexes up to date now (sharing any update in
+   * flight); resolves with the design docs whose index grew, each of which
+   * also got a `view-updated` event.
+   */
+  buildViews(db: DbName): Promise<DesignDocId[]> {
+    return this.views.buildViews(db);
   }
 
   /** Simulate an index built with an old collator: its info reports `needsUpgrade` until compacted. */
   setViewNeedsUpgrade(db: DbName, ddoc: DesignDocId, needsUpgrade = true): boolean {
-    const file = this.dbs.get(db)?.views.fileFor(ddoc);
-    if (file === undefined) return false;
-    file.needsUpgrade = needsUpgrade;
+    const index = this.dbs.get(db)?.views.indexFor(ddoc);
+    if (index === undefined) return false;
+    index.needsUpgrade = needsUpgrade;
     return true;
+  }
+
+  /** Stop auto-indexing and dispose the compiled map functions (the store's own sandbox thread ends). Data stays. */
+  close(): void {
+    for (const cancel of this.indexTimers.values()) cancel();
+    this.indexTimers.clear();
+    this.sandboxes.close();
+  }
+
+  // --- ViewStore -------------------------------------------------------------------
+
+  async queryView(db: DbName, ddoc: DesignDocId, view: string, query: ViewQuery): Promise<ViewResult> {
+    this.guard("queryView");
+    return this.views.queryView(db, ddoc, view, query);
+  }
+
+  async viewGroupInfo(db: DbName, ddoc: DesignDocId): Promise<ViewGroupInfo> {
+    this.guard("viewGroupInfo");
+    return this.views.viewGroupInfo(db, ddoc);
+  }
+
+  async updateViewGroup(db: DbName, ddoc: DesignDocId): Promise<{ readonly indexSeq: number }> {
+    this.guard("updateViewGroup");
+    return this.views.updateViewGroup(db, ddoc);
   }
 
   // --- observation -------------------------------------------------------------
@@ -333,18 +394,18 @@ export class MemoryStore implements Store, EventSource {
 
   async viewIndexInfo(db: DbName, ddoc: DesignDocId): Promise<ViewIndexInfo | undefined> {
     this.guard("viewIndexInfo");
-    const file = this.dbs.get(db)?.views.fileFor(ddoc);
-    if (file === undefined) return undefined;
+    const index = this.dbs.get(db)?.views.indexFor(ddoc);
+    if (index === undefined) return undefined;
     return {
       db,
       ddoc,
-      signature: file.signature,
-      fileBytes: file.fileBytes,
-      activeBytes: file.activeBytes,
-      updateSeqNumber: file.indexedSeq,
-      compactionRunning: this.jobs.has(viewJobKey(db, file.signature)),
-      updaterRunning: false,
-      needsUpgrade: file.needsUpgrade,
+      signature: index.signature,
+      fileBytes: index.fileBytes,
+      activeBytes: index.activeBytes,
+      updateSeqNumber: index.seq,
+      compactionRunning: this.jobs.has(viewJobKey(db, index.signature)),
+      updaterRunning: index.update.isRunning,
+      needsUpgrade: index.needsUpgrade,
     };
   }
 
@@ -384,6 +445,13 @@ export class MemoryStore implements Store, EventSource {
     this.guard("getDoc");
     const record = this.dbs.get(db)?.data.getDoc(id);
     return record === undefined || record.deleted ? undefined : toStoredDoc(record);
+  }
+
+  /** The latest revision, a deletion included (`_deleted: true`): CouchDB's 404 `deleted` vs `missing`, `?rev=` of a tombstone. */
+  async getDocOrTombstone(db: DbName, id: string): Promise<StoredDoc | undefined> {
+    this.guard("getDocOrTombstone");
+    const record = this.dbs.get(db)?.data.getDoc(id);
+    return record === undefined ? undefined : toStoredDoc(record);
   }
 
   async bulkDocs(db: DbName, docs: readonly DocWrite[]): Promise<DocWriteResult[]> {
@@ -445,8 +513,8 @@ export class MemoryStore implements Store, EventSource {
       case "cleanup":
         return cleanupJobKey(object.db);
       case "view": {
-        const file = this.dbs.get(object.db)?.views.fileFor(object.ddoc);
-        return file === undefined ? undefined : viewJobKey(object.db, file.signature);
+        const index = this.dbs.get(object.db)?.views.indexFor(object.ddoc);
+        return index === undefined ? undefined : viewJobKey(object.db, index.signature);
       }
       default:
         return undefined;
@@ -467,15 +535,15 @@ export class MemoryStore implements Store, EventSource {
   }
 
   private startViewCompaction(db: DbName, ddoc: DesignDocId, stored: StoredDb): JobHandle {
-    const file = stored.views.fileFor(ddoc);
-    if (file === undefined) throw new NotFoundError(`design doc ${JSON.stringify(ddoc)} in ${JSON.stringify(db)} has no view index`);
-    const key = viewJobKey(db, file.signature);
+    const index = stored.views.indexFor(ddoc);
+    if (index === undefined) throw new NotFoundError(`design doc ${JSON.stringify(ddoc)} in ${JSON.stringify(db)} has no view index`);
+    const key = viewJobKey(db, index.signature);
     const running = this.jobs.get(key);
     if (running !== undefined) return running.handle;
     const target: JobTarget = {
-      initialDurationMs: compactionDurationMs(this.model, file.activeBytes),
-      appendedBytesTotal: () => file.appendedBytesTotal,
-      finish: () => applyViewCompaction(this.model, file),
+      initialDurationMs: compactionDurationMs(this.model, index.activeBytes),
+      appendedBytesTotal: () => index.appendedBytesTotal,
+      finish: () => index.compact(),
     };
     return this.launch({ key, kind: "view", db, ddoc }, target).handle;
   }
@@ -487,8 +555,8 @@ export class MemoryStore implements Store, EventSource {
     const target: JobTarget = {
       initialDurationMs: this.model.cleanupDurationMs,
       appendedBytesTotal: () => 0,
-      // Index files being compacted are in use: CouchDB's cleanup leaves open files alone too.
-      finish: () => stored.views.cleanup((signature) => this.jobs.has(viewJobKey(db, signature))),
+      // Index files being compacted or updated are in use: CouchDB's cleanup leaves open files alone too.
+      finish: () => stored.views.cleanup((index) => index.update.isRunning || this.jobs.has(viewJobKey(db, index.signature))),
     };
     return this.launch({ key, kind: "cleanup", db }, target).handle;
   }
@@ -523,7 +591,7 @@ export class MemoryStore implements Store, EventSource {
       db,
       this.scheduler.setTimeout(() => {
         this.indexTimers.delete(db);
-        this.buildViews(db);
+        this.buildViews(db).catch((error: unknown) => this.logger.warn({ db, error: String(error) }, "auto-indexing failed"));
       }, this.autoIndexDelayMs),
     );
   }

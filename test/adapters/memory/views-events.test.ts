@@ -1,15 +1,24 @@
-/** View index model, view compaction and cleanup, events, and the availability switch. */
-import { describe, expect, it } from "vitest";
+/** View index files (real rows, sized by the storage model), view compaction and cleanup, events, and the availability switch. */
+import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore, StoreUnavailableError, type MemoryStore } from "../../../src/adapters/memory/index.js";
+import { viewRowActiveBytes } from "../../../src/adapters/memory/storage-model.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 
-const VIEWS_A = { views: { by_n: { map: "function (doc) { emit(doc.n, null); }" } } };
+// Each row changes with the round, so every round rewrites it (rows emitted again unchanged are not rewritten).
+const VIEWS_A = { views: { by_n: { map: "function (doc) { emit(doc.n, doc.round); }" } } };
 const VIEWS_B = { views: { by_n: { map: "function (doc) { emit(doc.n, 1); }" }, all: { map: "function (doc) { emit(null); }" } } };
+
+const stores: MemoryStore[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
 
 function world(autoIndexDelayMs: number | false = false): { scheduler: VirtualScheduler; store: MemoryStore } {
   const scheduler = new VirtualScheduler();
-  return { scheduler, store: createMemoryStore({ scheduler, autoIndexDelayMs }) };
+  const store = createMemoryStore({ scheduler, autoIndexDelayMs });
+  stores.push(store);
+  return { scheduler, store };
 }
 
 /** `revs` carries the current revs between calls (a fresh map means creating the docs). */
@@ -19,6 +28,10 @@ function writeRounds(store: MemoryStore, db: string, docs: number, rounds: numbe
     for (const r of results) if (r.ok) revs.set(r.id, r.rev);
   }
 }
+
+/** Live bytes of docs d0..d(n-1) in VIEWS_A (key n, a one-digit round, id `d<n>`): the JSON of each row, sized by the model. */
+const viewABytes = (store: MemoryStore, docs: number): number =>
+  Array.from({ length: docs }, (_, i) => viewRowActiveBytes(store.model, String(i).length + 1 + `d${i}`.length)).reduce((a, b) => a + b, 0);
 
 describe("memory store: view indexes", () => {
   it("sizes grow with builds, garbage accumulates, compaction shrinks the file to ~active", async () => {
@@ -30,13 +43,13 @@ describe("memory store: view indexes", () => {
     expect(empty?.signature).toMatch(/^[0-9a-f]{32}$/);
     const revs = new Map<string, string>();
     writeRounds(store, "db", 1000, 1, revs);
-    expect(store.buildViews("db")).toEqual(["_design/v"]);
+    expect(await store.buildViews("db")).toEqual(["_design/v"]);
     const built = await store.viewIndexInfo("db", "_design/v");
-    expect(built?.activeBytes).toBe(1000 * store.model.viewRowBytes);
+    expect(built?.activeBytes).toBe(viewABytes(store, 1000));
     expect(built?.updateSeqNumber).toBe((await store.dbInfo("db"))?.updateSeqNumber);
-    expect(store.buildViews("db")).toEqual([]);
+    expect(await store.buildViews("db")).toEqual([]);
     writeRounds(store, "db", 1000, 3, revs);
-    expect(store.buildViews("db")).toEqual(["_design/v"]);
+    expect(await store.buildViews("db")).toEqual(["_design/v"]);
     const grown = await store.viewIndexInfo("db", "_design/v");
     if (built === undefined || grown === undefined) throw new Error("no index");
     expect(grown.activeBytes).toBe(built.activeBytes);
@@ -56,7 +69,7 @@ describe("memory store: view indexes", () => {
     const first = store.putDesignDoc("db", "v", VIEWS_A);
     store.putDesignDoc("db", "twin", VIEWS_A);
     writeRounds(store, "db", 100, 1);
-    store.buildViews("db");
+    await store.buildViews("db");
     const a = await store.viewIndexInfo("db", "_design/v");
     expect((await store.viewIndexInfo("db", "_design/twin"))?.signature).toBe(a?.signature);
     if (!first.ok) throw new Error("put failed");
@@ -79,7 +92,7 @@ describe("memory store: view indexes", () => {
     await expect(store.startJob({ kind: "view", db: "db", ddoc: "_design/twin" })).rejects.toThrow(/not_found/);
   });
 
-  it("auto-indexing builds on the scheduler after writes and emits view-updated", async () => {
+  it("auto-indexing (when switched on) builds on the scheduler after writes and emits view-updated", async () => {
     const { scheduler, store } = world(1000);
     const events: StoreEvent[] = [];
     await store.start((event) => events.push(event));
@@ -88,8 +101,22 @@ describe("memory store: view indexes", () => {
     writeRounds(store, "db", 10, 2);
     expect(events.filter((e) => e.type === "view-updated")).toEqual([]);
     scheduler.advanceBy(1000);
+    // The timer started the build; asking for the same index joins it instead of starting another.
+    expect((await store.viewIndexInfo("db", "_design/v"))?.updaterRunning).toBe(true);
+    await store.updateViewGroup("db", "_design/v");
     expect(events.filter((e) => e.type === "view-updated")).toEqual([{ type: "view-updated", db: "db", ddoc: "_design/v" }]);
-    expect((await store.viewIndexInfo("db", "_design/v"))?.activeBytes).toBe(10 * store.model.viewRowBytes);
+    expect((await store.viewIndexInfo("db", "_design/v"))?.activeBytes).toBe(viewABytes(store, 10));
+  });
+
+  it("auto-indexing is off by default: writes alone build nothing", async () => {
+    const scheduler = new VirtualScheduler();
+    const store = createMemoryStore({ scheduler });
+    stores.push(store);
+    store.createDb("db");
+    store.putDesignDoc("db", "v", VIEWS_A);
+    writeRounds(store, "db", 10, 1);
+    scheduler.advanceBy(60_000);
+    expect((await store.viewIndexInfo("db", "_design/v"))?.updateSeqNumber).toBe(0);
   });
 
   it("needsUpgrade is reported until a view compaction", async () => {

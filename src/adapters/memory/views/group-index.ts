@@ -1,0 +1,208 @@
+/**
+ * One view index group (one signature) of one database: each map
+ * function's rows in index order, a back-index (doc id -> its rows) to drop
+ * a document's old rows, the db seq indexed, and the bytes of an append-only
+ * index file (`storage-model.ts`).
+ *
+ * Changes are staged document by document and committed in one step per
+ * map function: the new sorted row array replaces the old one, so a query
+ * holding the old snapshot reads a consistent index while an update runs.
+ * A commit appends the rows it wrote to the file (garbage for the rows they
+ * replace); a view compaction rewrites the file to the live rows.
+ */
+import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type ViewGroup } from "../../../core/views/index.js";
+import { compactedFileBytes, viewCommitAppendBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
+import { SharedUpdate } from "./shared-update.js";
+
+/** A row as the index keeps it: with its JSON size, for the size model. */
+export interface StoredRow extends IndexRow {
+  readonly externalBytes: number;
+  /** The commit generation that staged it (set by `stage`): equal to the current one means not committed yet. */
+  generation: number;
+}
+
+/** What the index serves queries from: replaced whole at each commit. */
+export interface GroupSnapshot {
+  /** The db seq the committed rows reflect. */
+  readonly seq: number;
+  /** Per map function (the group's `maps`), rows in index order. */
+  readonly rows: readonly (readonly StoredRow[])[];
+}
+
+interface Staged {
+  /** Per map function: rows to add, in staging order (minus `superseded` at the commit). */
+  readonly added: StoredRow[][];
+  /** Per map function: staged rows replaced before their commit. */
+  readonly superseded: Set<StoredRow>[];
+  /** Per map function: committed rows to drop. */
+  readonly removed: Set<StoredRow>[];
+  docs: number;
+  seq: number;
+}
+
+const NO_ROWS: readonly StoredRow[] = [];
+
+/** The same rows in the same order (keys and values equal as JSON terms). */
+const sameRows = (a: readonly StoredRow[], b: readonly StoredRow[]): boolean =>
+  a.length === b.length && a.every((row, i) => compareRaw(row.key, b[i]!.key) === 0 && compareRaw(row.value, b[i]!.value) === 0);
+
+export class GroupIndex {
+  readonly compareKeys: readonly KeyCompare[];
+  private readonly compareRows: readonly RowCompare[];
+  private current: GroupSnapshot;
+  /** Doc id -> its rows per map function, staged ones included. */
+  private readonly byDoc = new Map<string, readonly (readonly StoredRow[])[]>();
+  private staged: Staged;
+  /** Counts commits: a row whose `generation` is this one is staged, not committed. */
+  private generation = 1;
+  /** Per map function: why it no longer runs (compile error, stopped by the sandbox's limits). */
+  private readonly broken: (string | undefined)[];
+  readonly update = new SharedUpdate();
+  fileBytes: number;
+  activeBytes = 0;
+  externalBytes = 0;
+  /** Every byte commits appended (compactions aside): catch-up passes of a compaction measure it. */
+  appendedBytesTotal = 0;
+  needsUpgrade = false;
+
+  constructor(
+    readonly signature: string,
+    readonly group: ViewGroup,
+    private readonly model: StorageModel,
+  ) {
+    this.compareKeys = group.maps.map((map) => keyCompareOf(map.collation));
+    this.compareRows = this.compareKeys.map(rowCompareOf);
+    this.current = { seq: 0, rows: group.maps.map(() => NO_ROWS) };
+    this.staged = this.emptyStage();
+    this.broken = group.maps.map(() => undefined);
+    this.fileBytes = model.viewHeaderBytes;
+  }
+
+  snapshot(): GroupSnapshot {
+    return this.current;
+  }
+
+  get seq(): number {
+    return this.current.seq;
+  }
+
+  get rowCount(): number {
+    return this.current.rows.reduce((sum, rows) => sum + rows.length, 0);
+  }
+
+  brokenReason(map: number): string | undefined {
+    return this.broken[map];
+  }
+
+  /** Map functions that must not run again (their rows stay as they were). */
+  brokenMaps(): ReadonlySet<number> {
+    return new Set(this.broken.flatMap((reason, map) => (reason === undefined ? [] : [map])));
+  }
+
+  markBroken(map: number, reason: string): void {
+    this.broken[map] ??= reason;
+  }
+
+  /**
+   * A document's rows now: `rows[map]` replaces what it had (undefined: the
+   * function failed on it, so it has none there). A deleted document passes
+   * `undefined` for all.
+   */
+  stage(docId: string, rows: readonly (readonly StoredRow[] | undefined)[] | undefined, seq: number): void {
+    const before = this.byDoc.get(docId);
+    const mapCount = this.group.maps.length;
+    const after = new Array<readonly StoredRow[]>(mapCount);
+    let empty = true;
+    for (let map = 0; map < mapCount; map++) {
+      const old = before === undefined ? NO_ROWS : before[map]!;
+      const next = rows === undefined ? NO_ROWS : (rows[map] ?? NO_ROWS);
+      // Rows a document emits again unchanged stay as they are: CouchDB does not rewrite them either.
+      const kept = old.length === 0 && next.length === 0 ? NO_ROWS : sameRows(old, next) ? old : next;
+      if (kept !== old) {
+        // A row staged and not yet committed just goes; a committed one is removed at the commit.
+        for (const row of old) (row.generation === this.generation ? this.staged.superseded : this.staged.removed)[map]!.add(row);
+        const added = this.staged.added[map]!;
+        for (const row of next) {
+          row.generation = this.generation;
+          added.push(row);
+        }
+      }
+      after[map] = kept;
+      if (kept.length > 0) empty = false;
+    }
+    if (empty) this.byDoc.delete(docId);
+    else this.byDoc.set(docId, after);
+    this.staged.docs++;
+    if (seq > this.staged.seq) this.staged.seq = seq;
+  }
+
+  /** Documents staged since the last commit. */
+  get stagedDocs(): number {
+    return this.staged.docs;
+  }
+
+  /** Mark seqs read that produced nothing to stage (design docs, an empty page). */
+  advanceTo(seq: number): void {
+    this.staged.seq = Math.max(this.staged.seq, seq);
+  }
+
+  /** Make the staged changes the index. Returns the bytes the file grew by. */
+  commit(): number {
+    const { added, superseded, removed, seq } = this.staged;
+    let writtenActive = 0;
+    let removedRows = 0;
+    const rows = this.current.rows.map((old, map) => {
+      const dropped = superseded[map]!;
+      const adding = dropped.size === 0 ? added[map]! : added[map]!.filter((row) => !dropped.has(row));
+      const removing = removed[map]!;
+      if (adding.length === 0 && removing.size === 0) return old;
+      for (const row of adding) {
+        writtenActive += viewRowActiveBytes(this.model, row.externalBytes);
+        this.externalBytes += row.externalBytes;
+      }
+      for (const row of removing) {
+        this.activeBytes -= viewRowActiveBytes(this.model, row.externalBytes);
+        this.externalBytes -= row.externalBytes;
+      }
+      removedRows += removing.size;
+      return mergeRows(old, removing, adding, this.compareRows[map]!);
+    });
+    this.activeBytes = Math.max(0, this.activeBytes + writtenActive);
+    const appended = viewCommitAppendBytes(this.model, writtenActive, removedRows, rows.reduce((sum, list) => sum + list.length, 0));
+    this.fileBytes += appended;
+    this.appendedBytesTotal += appended;
+    this.current = { seq: Math.max(this.current.seq, seq), rows };
+    this.generation++;
+    this.staged = this.emptyStage();
+    return appended;
+  }
+
+  /** Drop what was staged (a failed update): the back-index is rebuilt from the committed rows. */
+  discardStaged(): void {
+    if (this.staged.docs === 0) return;
+    this.byDoc.clear();
+    this.current.rows.forEach((rows, map) => {
+      for (const row of rows) {
+        const perMap = [...(this.byDoc.get(row.id) ?? this.group.maps.map(() => NO_ROWS))];
+        perMap[map] = [...perMap[map]!, row];
+        this.byDoc.set(row.id, perMap);
+      }
+    });
+    this.generation++;
+    this.staged = this.emptyStage();
+  }
+
+  /** Swap in a compacted file: the live rows only. Returns bytes reclaimed. */
+  compact(): number {
+    const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes, this.model.viewHeaderBytes));
+    const reclaimed = this.fileBytes - compacted;
+    this.fileBytes = compacted;
+    this.needsUpgrade = false;
+    return reclaimed;
+  }
+
+  private emptyStage(): Staged {
+    const perMap = <T>(make: () => T): T[] => this.group.maps.map(make);
+    return { added: perMap(() => []), superseded: perMap(() => new Set()), removed: perMap(() => new Set()), docs: 0, seq: this.current.seq };
+  }
+}

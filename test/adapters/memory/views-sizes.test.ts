@@ -1,0 +1,72 @@
+/**
+ * View index sizes against CouchDB 3.4.3's (test/fixtures/couchdb-3.4.3-views,
+ * `sizes-*`): the same 3000 docs and two views, written in four rounds (the
+ * first inserts, the others update every doc), the index brought up to date
+ * after each round, then compacted. The model (storage-model.ts) is a model:
+ * `external` (JSON bytes of the rows) is close to CouchDB's; `active` and the
+ * file within the tolerance its comment states; the shape (the file grows by
+ * each round's rewrite, active stays, compaction falls to ~active) exactly.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createMemoryStore } from "../../../src/adapters/memory/index.js";
+import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
+
+const dir = join(import.meta.dirname, "../../fixtures/couchdb-3.4.3-views");
+const recorded = (name: string): { file: number; active: number; external: number } => {
+  const file = readdirSync(dir).find((f) => f.endsWith(`-${name}.json`));
+  if (file === undefined) throw new Error(`no fixture ${name}`);
+  return (JSON.parse(readFileSync(join(dir, file), "utf8")) as { response: { body: { view_index: { sizes: { file: number; active: number; external: number } } } } }).response.body.view_index.sizes;
+};
+
+/** As record.ts writes them. */
+const docsOfRound = (round: number, revs: Map<string, string>): Record<string, unknown>[] =>
+  Array.from({ length: 3000 }, (_, i) => {
+    const id = `item-${String(i).padStart(5, "0")}`;
+    return { _id: id, ...(revs.has(id) ? { _rev: revs.get(id) } : {}), type: `t${i % 4}`, n: i, round, text: `text ${i} round ${round} lorem ipsum` };
+  });
+
+const within = (ours: number, theirs: number, tolerance: number): void => {
+  expect(Math.abs(ours - theirs) / theirs, `${ours} vs CouchDB's ${theirs}`).toBeLessThanOrEqual(tolerance);
+};
+
+describe("memory store view sizes, calibrated on CouchDB 3.4.3", () => {
+  const scheduler = new VirtualScheduler();
+  const store = createMemoryStore({ scheduler });
+  afterAll(() => store.close());
+
+  it("a build, three rounds of updates and a view compaction", async () => {
+    store.createDb("sizes");
+    store.putDesignDoc("sizes", "s", {
+      views: { by_n: { map: "function (doc) { emit(doc.n, null); }" }, by_type: { map: "function (doc) { emit([doc.type, doc._id], doc.text); }" } },
+    });
+    const revs = new Map<string, string>();
+    const ours = [];
+    for (let round = 0; round < 4; round++) {
+      for (const result of store.writeDocs("sizes", docsOfRound(round, revs))) if (result.ok) revs.set(result.id, result.rev);
+      await store.updateViewGroup("sizes", "_design/s");
+      ours.push((await store.viewGroupInfo("sizes", "_design/s")).view_index.sizes);
+    }
+    const theirs = [0, 1, 2, 3].map((round) => recorded(`sizes-info-round-${round}`));
+    if (process.env.SIZES_VERBOSE !== undefined) console.log(JSON.stringify({ ours, theirs }));
+    for (let round = 0; round < 4; round++) {
+      within(ours[round]!.external, theirs[round]!.external, 0.02);
+      within(ours[round]!.active, theirs[round]!.active, 0.35);
+    }
+    within(ours[0]!.file, theirs[0]!.file, 0.35);
+    within(ours[3]!.file, theirs[3]!.file, 0.5);
+    // Each round appends its rewrite: the file grows, active does not.
+    for (let round = 1; round < 4; round++) {
+      expect(ours[round]!.file).toBeGreaterThan(ours[round - 1]!.file);
+      within(ours[round]!.active, ours[0]!.active, 0.01);
+    }
+    const job = await store.startJob({ kind: "view", db: "sizes", ddoc: "_design/s" });
+    await scheduler.runUntilIdleAsync();
+    expect(await job.done).toMatchObject({ ok: true });
+    const compacted = (await store.viewGroupInfo("sizes", "_design/s")).view_index.sizes;
+    const theirsCompacted = recorded("sizes-info-after-compaction");
+    within(compacted.file / compacted.active, theirsCompacted.file / theirsCompacted.active, 0.03);
+    within(compacted.file, theirsCompacted.file, 0.35);
+  });
+});
