@@ -94,6 +94,7 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     requestTimeoutMs: settings.requestTimeoutMs,
     retry: { retries: settings.retries },
     forcePolling: settings.forcePolling,
+    ddocChecks: { minIntervalMs: settings.ddocCheckIntervalMs, maxIntervalMs: Math.max(settings.ddocCheckIntervalMs, settings.ddocCheckMaxIntervalMs) },
   });
   return {
     describe: () => `couchdb ${server} (granularity ${settings.granularity}; events: ${handle.events.status().mode})`,

@@ -17,6 +17,10 @@
  *   retries              4: retries of a failed request (connection errors,
  *                        timeouts, 5xx, 429), capped exponential back-off.
  *   force_polling        false: skip `_db_updates` even where it exists.
+ *   ddoc_check_interval_ms      2000: a written db's design docs are listed
+ *                        again at most this often...
+ *   ddoc_check_max_interval_ms 60000: ...doubling while nothing changes, up to
+ *                        this; dbs without design docs only when docs were added.
  *   session_auth         false: log in with `POST /_session` (cookie) instead
  *                        of sending basic auth with every request.
  *   ca_file              PEM file of a private CA (https).
@@ -42,6 +46,8 @@ export interface CouchSettings {
   readonly requestTimeoutMs: number;
   readonly retries: number;
   readonly forcePolling: boolean;
+  readonly ddocCheckIntervalMs: number;
+  readonly ddocCheckMaxIntervalMs: number;
   readonly sessionAuth: boolean;
   readonly caFile: string | undefined;
 }
@@ -55,6 +61,8 @@ export const defaultCouchSettings: CouchSettings = {
   requestTimeoutMs: 30_000,
   retries: 4,
   forcePolling: false,
+  ddocCheckIntervalMs: 2_000,
+  ddocCheckMaxIntervalMs: 60_000,
   sessionAuth: false,
   caFile: undefined,
 };
@@ -116,6 +124,8 @@ export function decodeCouchSettings(ini: IniSections): Either<ConfigError[], Cou
     requestTimeoutMs: readValue(ini, s, "request_timeout_ms", MsFromString(100, DAY_MS), d.requestTimeoutMs, errors),
     retries: readValue(ini, s, "retries", RetriesFromString, d.retries, errors),
     forcePolling: readValue(ini, s, "force_polling", BooleanFromString, d.forcePolling, errors),
+    ddocCheckIntervalMs: readValue(ini, s, "ddoc_check_interval_ms", MsFromString(0, DAY_MS), d.ddocCheckIntervalMs, errors),
+    ddocCheckMaxIntervalMs: readValue(ini, s, "ddoc_check_max_interval_ms", MsFromString(0, DAY_MS), d.ddocCheckMaxIntervalMs, errors),
     sessionAuth: readValue(ini, s, "session_auth", BooleanFromString, d.sessionAuth, errors),
     caFile: readValue<string | undefined>(ini, s, "ca_file", NonEmptyPath, d.caFile, errors),
   };

@@ -32,6 +32,7 @@ import { DbUpdatesLine, describeErrors } from "./decoders.js";
 import { CouchUnavailableError, errorMessage } from "./errors.js";
 import { decidePage, seqMarkOf, type KnownDb, type SeqMark } from "../../core/db-updates/index.js";
 import type { CouchStore } from "./store.js";
+import { afterDocCount, afterListing, decideDdocCheck, type DdocCheckMemory, type DdocCheckSettings } from "../../core/shared/design-doc-checks.js";
 
 export const EVENTS_STATE_KEY = "couchdb-http.events";
 /** Bounds: dbs whose seqs/ddoc revs we remember, dbs waiting for a ddoc check. */
@@ -61,6 +62,8 @@ export interface EventSourceOptions {
   readonly random: () => number;
   /** Force polling (tests, servers whose feed is known bad). */
   readonly forcePolling?: boolean | undefined;
+  /** How often a written db's design docs may be listed again (see design-doc-checks.ts). */
+  readonly ddocChecks: DdocCheckSettings;
 }
 
 /** Node-local system dbs that `_db_updates` reports but that are not clustered dbs. */
@@ -75,6 +78,8 @@ export class CouchEventSource implements EventSource {
   private loop: Promise<void> | undefined;
   private persisted: Persisted = {};
   private readonly ddocQueue = new Set<string>();
+  /** Per db: when its design docs were last listed, and what that taught (the pacing rule's memory). */
+  private readonly ddocMemory = new Map<string, DdocCheckMemory>();
   private ddocWorker: Promise<void> | undefined;
   private ddocOverflowLogged = false;
   private saving: Promise<void> = Promise.resolve();
@@ -276,6 +281,11 @@ export class CouchEventSource implements EventSource {
     switch (type) {
       case "created":
         this.emitForDb("db-created", db);
+        // A new db has no documents, design docs included: known without asking. Its
+        // design docs are listed once it has gained documents (the pacing rule's doc count).
+        if (this.persisted.ddocRevs?.[db] === undefined) {
+          this.rememberListing(db, afterListing(undefined, this.o.ddocChecks, { changed: false, ddocCount: 0, docCount: 0 }, this.o.scheduler.nowMs()));
+        }
         this.queueDdocCheck(db);
         break;
       case "updated":
@@ -284,6 +294,7 @@ export class CouchEventSource implements EventSource {
         break;
       case "deleted":
         this.emitForDb("db-deleted", db);
+        this.ddocMemory.delete(db);
         if (this.persisted.ddocRevs !== undefined) delete this.persisted.ddocRevs[db];
         break;
       default:
@@ -303,6 +314,12 @@ export class CouchEventSource implements EventSource {
 
   // --- design docs -------------------------------------------------------------
 
+  /**
+   * A written db's design docs are listed again when the pacing rule says
+   * (src/core/shared/design-doc-checks.ts): not after every write. Dbs wait in
+   * a bounded set; one worker serves them in rounds, sleeping until the
+   * earliest one is due.
+   */
   private queueDdocCheck(db: string): void {
     if (this.ddocQueue.size >= maxPendingDdocChecks && !this.ddocQueue.has(db)) {
       if (!this.ddocOverflowLogged) {
@@ -314,44 +331,114 @@ export class CouchEventSource implements EventSource {
     this.ddocQueue.add(db);
     this.ddocWorker ??= this.drainDdocChecks().finally(() => {
       this.ddocWorker = undefined;
-      if (this.ddocQueue.size > 0 && this.abort?.signal.aborted === false) this.queueDdocCheck([...this.ddocQueue][0] ?? "");
     });
   }
 
   private async drainDdocChecks(): Promise<void> {
     while (this.ddocQueue.size > 0 && this.abort?.signal.aborted === false) {
-      const db = this.ddocQueue.values().next().value as string;
-      this.ddocQueue.delete(db);
-      if (db === "") continue;
-      try {
-        const ddocs = await this.o.store.designDocs(db);
-        const known = this.persisted.ddocRevs?.[db] ?? {};
-        const now: Record<string, string> = {};
-        let changed = false;
-        for (const d of ddocs) {
-          now[d.id] = d.rev;
-          if (known[d.id] !== d.rev) {
-            changed = true;
-            this.emitDdoc("ddoc-updated", db, d.id);
-          } else {
-            this.emitDdoc("view-updated", db, d.id);
-          }
+      const nextDueMs = await this.ddocRound();
+      if (nextDueMs === undefined || this.abort?.signal.aborted !== false) continue;
+      await this.sleepUnlessStopped(Math.max(1, nextDueMs - this.o.scheduler.nowMs()));
+    }
+  }
+
+  /** `stop()` waits for the worker: a pause must end when the source stops. */
+  private sleepUnlessStopped(delayMs: number): Promise<void> {
+    const signal = this.abort?.signal;
+    return new Promise((resolve) => {
+      if (signal === undefined || signal.aborted) return resolve();
+      const cancel = this.o.scheduler.setTimeout(resolve, delayMs);
+      signal.addEventListener("abort", () => (cancel(), resolve()), { once: true });
+    });
+  }
+
+  /** Serve every queued db that is due; returns when the next waiting one is. */
+  private async ddocRound(): Promise<number | undefined> {
+    const nowMs = this.o.scheduler.nowMs();
+    const toList: string[] = [];
+    const needCount: string[] = [];
+    let nextDueMs: number | undefined;
+    for (const db of this.ddocQueue) {
+      const decision = decideDdocCheck(this.ddocMemory.get(db), this.o.ddocChecks, nowMs);
+      if (decision.kind === "list") toList.push(db);
+      else if (decision.kind === "need-doc-count") needCount.push(db);
+      else nextDueMs = Math.min(nextDueMs ?? Infinity, decision.untilMs);
+    }
+    for (const db of await this.grownDbs(needCount)) toList.push(db);
+    for (const db of [...toList, ...needCount]) this.ddocQueue.delete(db);
+    for (const db of toList) {
+      if (this.abort?.signal.aborted !== false) break;
+      await this.listDesignDocs(db);
+    }
+    return nextDueMs;
+  }
+
+  /** Dbs (known to have no design docs) whose doc_count rose since their listing: from infos already read, else one batched read. */
+  private async grownDbs(dbs: readonly string[]): Promise<string[]> {
+    const grown: string[] = [];
+    const unknown: string[] = [];
+    for (const db of dbs) {
+      const memory = this.ddocMemory.get(db)!;
+      const info = this.o.store.recentInfos.since(db, memory.lastListedAtMs + 1);
+      if (info === undefined) unknown.push(db);
+      else if (afterDocCount(memory, info.docCount).kind === "list") grown.push(db);
+    }
+    if (unknown.length === 0) return grown;
+    let infos: Map<string, { readonly docCount: number }>;
+    try {
+      infos = await this.o.store.clusteredDbInfos(unknown);
+    } catch (e) {
+      if (!(e instanceof CouchUnavailableError)) this.o.logger.warn({ error: errorMessage(e) }, "design doc check: db infos failed");
+      return [...grown, ...unknown]; // not knowing, list: never miss a design doc
+    }
+    for (const db of unknown) {
+      const info = infos.get(db);
+      if (info !== undefined && afterDocCount(this.ddocMemory.get(db)!, info.docCount).kind === "list") grown.push(db);
+    }
+    return grown;
+  }
+
+  private async listDesignDocs(db: string): Promise<void> {
+    try {
+      const ddocs = await this.o.store.designDocs(db);
+      const known = this.persisted.ddocRevs?.[db] ?? {};
+      const now: Record<string, string> = {};
+      let changed = false;
+      for (const d of ddocs) {
+        now[d.id] = d.rev;
+        if (known[d.id] !== d.rev) {
+          changed = true;
+          this.emitDdoc("ddoc-updated", db, d.id);
+        } else {
+          this.emitDdoc("view-updated", db, d.id);
         }
-        for (const id of Object.keys(known)) {
-          if (now[id] === undefined) {
-            changed = true;
-            this.emitDdoc("ddoc-updated", db, id); // deleted: the core cleans its index up
-          }
-        }
-        if (changed) {
-          const revs = (this.persisted.ddocRevs ??= {});
-          if (Object.keys(now).length === 0) delete revs[db];
-          else if (revs[db] !== undefined || Object.keys(revs).length < maxTrackedDbs) revs[db] = now;
-          await this.save();
-        }
-      } catch (e) {
-        if (!(e instanceof CouchUnavailableError)) this.o.logger.warn({ db, error: errorMessage(e) }, "design doc check failed");
       }
+      for (const id of Object.keys(known)) {
+        if (now[id] === undefined) {
+          changed = true;
+          this.emitDdoc("ddoc-updated", db, id); // deleted: the core cleans its index up
+        }
+      }
+      const docCount = this.o.store.recentInfos.since(db, 0)?.docCount;
+      this.rememberListing(db, afterListing(this.ddocMemory.get(db), this.o.ddocChecks, { changed, ddocCount: ddocs.length, docCount }, this.o.scheduler.nowMs()));
+      if (changed) {
+        const revs = (this.persisted.ddocRevs ??= {});
+        if (Object.keys(now).length === 0) delete revs[db];
+        else if (revs[db] !== undefined || Object.keys(revs).length < maxTrackedDbs) revs[db] = now;
+        await this.save();
+      }
+    } catch (e) {
+      if (!(e instanceof CouchUnavailableError)) this.o.logger.warn({ db, error: errorMessage(e) }, "design doc check failed");
+    }
+  }
+
+  /** Bounded like the other per-db memories: the oldest listing is forgotten first (it is then simply listed again). */
+  private rememberListing(db: string, memory: DdocCheckMemory): void {
+    this.ddocMemory.delete(db);
+    this.ddocMemory.set(db, memory);
+    if (this.ddocMemory.size > maxTrackedDbs) {
+      const oldest = this.ddocMemory.keys().next();
+      if (oldest.done !== true) this.ddocMemory.delete(oldest.value);
     }
   }
 

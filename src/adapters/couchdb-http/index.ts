@@ -7,6 +7,7 @@
 import type { EventSource } from "../../ports/events.js";
 import type { Logger, Scheduler, StatePort } from "../../ports/shell.js";
 import type { DbListing, Store } from "../../ports/store.js";
+import type { DdocCheckSettings } from "../../core/shared/design-doc-checks.js";
 import { CouchClient, type CouchAuth, type RetryOptions } from "./client.js";
 import { CompactedSeqs } from "./compacted-seq.js";
 import { CouchEventSource } from "./events.js";
@@ -43,6 +44,8 @@ export interface CouchStoreOptions {
   readonly retry?: Partial<RetryOptions> | undefined;
   /** Skip `_db_updates` and poll (e.g. a server whose feed is known to be broken). */
   readonly forcePolling?: boolean | undefined;
+  /** Design doc re-listing after writes: at most every `minIntervalMs`, backing off to `maxIntervalMs`. Default 2 s to 60 s. */
+  readonly ddocChecks?: DdocCheckSettings | undefined;
 }
 
 export interface CouchStoreStatus {
@@ -95,6 +98,7 @@ export const createCouchStore = (options: CouchStoreOptions): CouchStoreHandle =
     reconnect: { baseMs: 250, capMs: 30_000 },
     random,
     forcePolling: options.forcePolling,
+    ddocChecks: options.ddocChecks ?? { minIntervalMs: 2_000, maxIntervalMs: 60_000 },
   });
   return {
     store,

@@ -15,13 +15,22 @@ import type { ActiveTask } from "./decoders.js";
 import { errorMessage } from "./errors.js";
 import { sleep } from "./timers.js";
 
+export interface ProbedSize {
+  readonly fileBytes: number;
+  readonly running: boolean | undefined;
+  readonly updateSeq?: number | undefined;
+}
+
 export interface CompactionProbe {
-  /** `undefined`: the object is gone. `running: undefined`: the server does not say. */
-  readonly info: () => Promise<{ readonly fileBytes: number; readonly running: boolean | undefined } | undefined>;
+  /**
+   * `undefined`: the object is gone. `running: undefined`: the server does not say.
+   * An answer read by anyone since `freshSinceMs` may stand in for a request.
+   */
+  readonly info: (freshSinceMs: number) => Promise<ProbedSize | undefined>;
   readonly tasks: () => Promise<readonly ActiveTask[]>;
   readonly matchesTask: (task: ActiveTask) => boolean;
-  /** Called once when the compaction has ended well (record the compacted seq). */
-  readonly onFinished?: () => Promise<void>;
+  /** Called once when the compaction has ended well, with what the last poll saw (record the compacted seq). */
+  readonly onFinished?: (last: ProbedSize) => Promise<void>;
 }
 
 export interface WatchOptions {
@@ -40,10 +49,13 @@ export const watchCompaction = (probe: CompactionProbe, options: WatchOptions, f
     let failures = 0;
     let stable = 0;
     let lastSize = fileBytesBefore;
+    let sawRunning = false;
+    let lastPollAtMs = options.scheduler.nowMs();
     for (;;) {
       await sleep(options.scheduler, options.pollIntervalMs);
       try {
-        const info = await probe.info();
+        const info = await probe.info(lastPollAtMs + 1);
+        lastPollAtMs = options.scheduler.nowMs();
         if (info === undefined) return { ok: false, reason: `${options.label} no longer exists` };
         failures = 0;
         let finished: boolean;
@@ -56,13 +68,19 @@ export const watchCompaction = (probe: CompactionProbe, options: WatchOptions, f
           lastSize = info.fileBytes;
           finished = stable >= options.stablePolls;
         } else if (info.running) {
+          sawRunning = true;
           finished = false;
+        } else if (sawRunning || (fileBytesBefore !== undefined && info.fileBytes < fileBytesBefore)) {
+          // Seen running, or the file shrank (only the swap at its end does that): it has ended.
+          finished = true;
         } else {
+          // Not running and no sign it ran: it may not have begun yet (compact_running lags the
+          // request), or it ended between two polls without shrinking anything. The task list says.
           const tasks = await probe.tasks();
           finished = !tasks.some(probe.matchesTask);
         }
         if (finished) {
-          await probe.onFinished?.();
+          await probe.onFinished?.(info);
           const reclaimedBytes = fileBytesBefore === undefined ? undefined : Math.max(0, fileBytesBefore - info.fileBytes);
           return { ok: true, reclaimedBytes };
         }

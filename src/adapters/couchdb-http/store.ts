@@ -40,6 +40,7 @@ import { dbPath, ddocName, docPath, reportsCompactRunning, toDbInfo, toViewIndex
 import { clusteredDbOf, listShards, parseShardObjectName, shardPath } from "./shards.js";
 import { seqString } from "./seq.js";
 import { compareDbNames } from "../../core/db-updates/db-order.js";
+import { RecentInfos } from "./recent-infos.js";
 
 export type Granularity = "database" | "shard";
 
@@ -73,6 +74,8 @@ export const unreconciledDbs: ReadonlySet<string> = new Set(["_global_changes"])
 
 export class CouchStore implements Store, DbListing {
   readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true, allDbsPaging: true };
+  /** Every clustered db info read, for parts that can make do with a recent one (design doc checks). */
+  readonly recentInfos = new RecentInfos(100_000);
   private probed: Promise<void> | undefined;
   /** Clustered db -> its shard objects, from the last shard listing (shard granularity). */
   shardsByDb = new Map<string, string[]>();
@@ -151,7 +154,13 @@ export class CouchStore implements Store, DbListing {
     const body = await this.rawDbInfo(db);
     if (body === undefined) return undefined;
     await this.o.compactedSeqs.load();
-    return toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${this.infoPath(db)}`);
+    return this.noted(toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${this.infoPath(db)}`), body);
+  }
+
+  /** Remember a clustered db's info (shard infos are per shard: not what the design doc checks compare). */
+  private noted(info: DbInfo, body: DbInfoBody): DbInfo {
+    if (parseShardObjectName(info.db) === undefined) this.recentInfos.note(info, this.o.scheduler.nowMs(), reportsCompactRunning(body));
+    return info;
   }
 
   private async rawDbInfo(db: string, clustered = false): Promise<DbInfoBody | undefined> {
@@ -172,7 +181,7 @@ export class CouchStore implements Store, DbListing {
 
   private async clusteredDbInfo(db: string): Promise<DbInfo | undefined> {
     const body = await this.rawDbInfo(db, true);
-    return body === undefined ? undefined : toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${dbPath(db)}`);
+    return body === undefined ? undefined : this.noted(toDbInfo(db, body, this.o.compactedSeqs.get(db), `GET ${dbPath(db)}`), body);
   }
 
   private async infosOf(dbs: readonly string[], clustered: boolean): Promise<Map<string, DbInfo>> {
@@ -193,7 +202,7 @@ export class CouchStore implements Store, DbListing {
           break;
         }
         for (const entry of decodeBody(DbsInfoBody, res.body, "POST /_dbs_info")) {
-          if ("info" in entry) out.set(entry.key, toDbInfo(entry.key, entry.info, this.o.compactedSeqs.get(entry.key), "POST /_dbs_info"));
+          if ("info" in entry) out.set(entry.key, this.noted(toDbInfo(entry.key, entry.info, this.o.compactedSeqs.get(entry.key), "POST /_dbs_info"), entry.info));
         }
       }
     }
@@ -265,7 +274,19 @@ export class CouchStore implements Store, DbListing {
     return `${this.infoPath(object.db)}/_compact`;
   }
 
-  private async sizeOf(object: CompactionObject): Promise<{ fileBytes: number; running: boolean | undefined; updateSeq?: number } | undefined> {
+  /**
+   * A compaction's object, as the watcher polls it. A db info read since
+   * `freshSinceMs` by anyone (the daemon's batched checks carry running
+   * compactions' dbs along) stands in for a request of its own.
+   */
+  private async sizeOf(
+    object: CompactionObject,
+    freshSinceMs = Number.POSITIVE_INFINITY,
+  ): Promise<{ fileBytes: number; running: boolean | undefined; updateSeq?: number } | undefined> {
+    const recent = object.kind === "db" ? this.recentInfos.entrySince(object.db, freshSinceMs) : undefined;
+    if (recent !== undefined) {
+      return { fileBytes: recent.info.fileBytes, running: recent.reportsRunning ? recent.info.compactionRunning : undefined, updateSeq: recent.info.updateSeqNumber };
+    }
     if (object.kind === "view") {
       const info = await this.viewIndexInfo(object.db, object.ddoc);
       return info === undefined ? undefined : { fileBytes: info.fileBytes, running: info.compactionRunning };
@@ -280,7 +301,7 @@ export class CouchStore implements Store, DbListing {
     const shardRef = this.shardMode ? parseShardObjectName(object.db) : undefined;
     const db = clusteredDbOf(object.db);
     const probe: CompactionProbe = {
-      info: () => this.sizeOf(object),
+      info: (freshSinceMs) => this.sizeOf(object, freshSinceMs),
       tasks: () => this.activeTasks(),
       matchesTask: (task) => {
         const type = object.kind === "view" ? "view_compaction" : "database_compaction";
@@ -291,9 +312,8 @@ export class CouchStore implements Store, DbListing {
       },
       onFinished:
         object.kind === "db"
-          ? async () => {
-              const now = await this.sizeOf(object);
-              if (now?.updateSeq !== undefined) await this.o.compactedSeqs.record(object.db, now.updateSeq);
+          ? async (last) => {
+              if (last.updateSeq !== undefined) await this.o.compactedSeqs.record(object.db, last.updateSeq);
             }
           : undefined,
     };

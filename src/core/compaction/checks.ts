@@ -1,117 +1,310 @@
 /**
- * Deciding whether and where to queue an object: the staleness and ignore
- * rules, the bounded number of info fetches in flight (the rest wait in a
- * bounded de-duplicating FIFO), and the choice of the first channel, in
- * configured order, that gives the object a non-zero priority.
+ * Checks: looking at an object's sizes to decide whether and where to queue
+ * it. Which objects are looked at, and when, is the check policy
+ * (check-schedule.ts); this file keeps its memory (a watch per object, bounded)
+ * and carries it out: updates mark an object dirty and schedule it; checks go
+ * out under the global budget, dbs 100 to a request; answers teach each
+ * object's growth and place it in the first channel, in configured order,
+ * that gives it a non-zero priority.
  */
-import { channelsFor } from "./config.js";
+import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
+import { nextCheckAtMs, type ScheduleSettings } from "./check-schedule.js";
+import {
+  hasBackground,
+  isWaiting,
+  takeBackground,
+  takeRiders,
+  pushBackground,
+  pushForced,
+  scheduleDue,
+  takeDue,
+  takeForced,
+  unscheduleDue,
+  withoutKey,
+  type CheckQueues,
+  type Taken,
+} from "./check-queues.js";
+import { channelsFor, type ChannelConfig } from "./config.js";
 import { placeInChannel, removeFromQueues } from "./channel.js";
+import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
 import { describeObject, objectKey } from "./object.js";
 import { channelPriority } from "./priority.js";
-import { bump, emit, isIgnored, log, takeId, update, type Draft, type PendingListing } from "./state.js";
-import type { CompactionObject, DbName, ListPurpose, ObjectInfo } from "./types.js";
+import { queueHas } from "./queue.js";
+import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
+import type { CompactionObject, ObjectInfo } from "./types.js";
 
-export interface CheckOptions {
-  /** Operator enqueue or a due retry: skip staleness and back-off. */
-  readonly force: boolean;
-}
+const settingsOf = (state: SmooshState): ScheduleSettings => ({
+  minCheckIntervalMs: state.config.minCheckIntervalMs,
+  maxCheckIntervalMs: state.config.maxCheckIntervalSecs * 1000,
+  stalenessMs: state.config.stalenessMinutes * 60_000,
+});
 
-const emitFetch = (d: Draft, object: CompactionObject): void => {
-  const requestId = takeId(d);
-  const fetches = new Map(d.state.fetches);
-  fetches.set(requestId, object);
-  const fetchingKeys = new Map(d.state.fetchingKeys);
-  fetchingKeys.set(objectKey(object), requestId);
-  update(d, { fetches, fetchingKeys });
-  emit(d, { type: "fetch-info", requestId, object, purpose: "enqueue" });
+const channelConfigsFor = (state: SmooshState, object: CompactionObject): ChannelConfig[] =>
+  channelsFor(state.config, object.kind).flatMap((name) => {
+    const channel = state.config.channels[name];
+    return channel === undefined ? [] : [channel];
+  });
+
+const isQueued = (state: SmooshState, key: string): boolean => {
+  for (const channel of state.channels.values()) if (queueHas(channel.queue, key)) return true;
+  return false;
 };
 
-/** An object changed (or someone asked): fetch its info, now or when a fetch slot frees up. */
-export const requestCheck = (d: Draft, object: CompactionObject, options: CheckOptions): void => {
+const untracked = (state: SmooshState, object: CompactionObject): boolean =>
+  isIgnored(state, object) || channelsFor(state.config, object.kind).length === 0;
+
+const freshWatch = (object: CompactionObject): WatchEntry => ({
+  object,
+  updates: 0,
+  dirtySinceMs: undefined,
+  last: undefined,
+  growth: undefined,
+  updatesToGo: NEVER,
+});
+
+const setChecks = (d: Draft, checks: CheckQueues): void => update(d, { checks });
+
+/** Remember `watch`; a new one past the bound first makes room (see `evictCleanWatches`). */
+const putWatch = (d: Draft, key: string, watch: WatchEntry): void => {
+  if (!d.state.watches.has(key) && d.state.watches.size >= d.state.config.maxPendingChecks) evictCleanWatches(d);
+  update(d, { watches: d.state.watches.set(key, watch) });
+};
+
+/**
+ * Forget the tenth of clean watches checked longest ago (a forgotten object
+ * is only looked at afresh when next written). Done in one pass when the
+ * table is full rather than keeping an order up to date on every change: that
+ * cost a quarter of a simulation's time.
+ */
+const evictCleanWatches = (d: Draft): void => {
+  const clean = d.state.watches
+    .entries()
+    .filter(([, w]) => w.dirtySinceMs === undefined && !d.state.fetchingKeys.has(objectKey(w.object)))
+    .sort(([, a], [, b]) => (a.last?.atMs ?? 0) - (b.last?.atMs ?? 0));
+  const doomed = clean.slice(0, Math.max(1, Math.ceil(d.state.config.maxPendingChecks / 10)));
+  update(d, { watches: doomed.reduce((w, [key]) => w.delete(key), d.state.watches) });
+};
+
+/** Put a dirty object where the policy says; nothing while it runs, is being checked, or backs off. */
+const reschedule = (d: Draft, key: string, watch: WatchEntry): void => {
   const s = d.state;
-  if (isIgnored(s, object)) return;
-  if (channelsFor(s.config, object.kind).length === 0) return;
+  if (watch.dirtySinceMs === undefined) return setChecks(d, unscheduleDue(s.checks, key));
+  if (s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || s.checks.forced.has(key)) return;
+  const atMs = nextCheckAtMs(watch, settingsOf(s), isQueued(s, key));
+  if (s.checks.dueDbs.timeOf(key) === atMs || s.checks.dueOthers.timeOf(key) === atMs) return;
+  setChecks(d, scheduleDue(s.checks, key, watch.object, atMs));
+};
+
+/** `count` update events of `object` were heard: coalesced into its next check, when the policy says. */
+export const noteUpdates = (d: Draft, object: CompactionObject, count: number): void => {
+  if (untracked(d.state, object)) return;
+  const key = objectKey(object);
+  const watch = d.state.watches.get(key) ?? freshWatch(object);
+  const dirty: WatchEntry = { ...watch, updates: watch.updates + count, dirtySinceMs: watch.dirtySinceMs ?? d.nowMs };
+  putWatch(d, key, dirty);
+  reschedule(d, key, dirty);
+};
+
+/** Operator enqueue, a due retry: checked at once, outside the budget. */
+export const forceCheck = (d: Draft, object: CompactionObject): void => {
+  if (untracked(d.state, object)) return;
   const key = objectKey(object);
   // Running or starting objects are not queued (CouchDB's add_to_queue).
-  if (s.runningKeys.has(key)) return;
-  if (s.fetchingKeys.has(key)) {
-    if (options.force) update(d, { recheckKeys: new Set(s.recheckKeys).add(key) });
+  if (d.state.runningKeys.has(key)) return;
+  if (d.state.fetchingKeys.has(key)) {
+    // Its answer may predate the request: check again once it lands.
+    update(d, { recheckKeys: new Set(d.state.recheckKeys).add(key) });
     return;
   }
-  if (s.pendingChecks.has(key)) return;
-  if (!options.force) {
-    // In back-off: the retry will check it; an update must not cut the wait short (#3571).
-    if (s.retries.timeOf(key) !== undefined) return;
-    const checkedAtMs = s.checkedAt.timeOf(key);
-    if (checkedAtMs !== undefined && d.nowMs - checkedAtMs <= s.config.stalenessMinutes * 60_000) return;
-  }
-  update(d, {
-    // Bounded: forgetting the oldest only means it may be checked again early.
-    checkedAt: s.checkedAt.set(key, d.nowMs, true).truncate(s.config.maxPendingChecks),
-    retries: s.retries.delete(key),
-  });
-  if (d.state.fetches.size < s.config.maxInfoRequests) {
-    emitFetch(d, object);
-    return;
-  }
-  const { fifo, result } = d.state.pendingChecks.push(key, object);
-  if (result === "full") {
-    bump(d, "droppedAtCapacity");
-    update(d, { checkedAt: d.state.checkedAt.delete(key) });
-    log(d, "warn", "smoosh: too many objects waiting to be checked, dropped", {
-      object: describeObject(object),
-      limit: fifo.limit,
-    });
-    return;
-  }
-  update(d, { pendingChecks: fifo });
+  const { queues, result } = pushForced(d.state.checks, key, object);
+  if (result === "full") return dropped(d, object, "forced");
+  update(d, { checks: queues, retries: d.state.retries.delete(key) });
 };
 
-/** Start waiting checks while fetch slots are free. */
-export const pumpChecks = (d: Draft): void => {
-  while (d.state.fetches.size < d.state.config.maxInfoRequests) {
-    const next = d.state.pendingChecks.shift();
-    if (next === undefined) return;
-    update(d, { pendingChecks: next.fifo });
-    if (!isIgnored(d.state, next.value) && !d.state.runningKeys.has(next.key)) emitFetch(d, next.value);
-  }
-};
-
-/** The answer to an enqueue check: queue it in the first channel that takes it. */
-export const onCheckAnswered = (d: Draft, requestId: number, info: ObjectInfo | "missing" | { error: string }): void => {
-  const object = d.state.fetches.get(requestId);
-  if (object === undefined) return;
+/** A rescan: look when a request has room. */
+export const backgroundCheck = (d: Draft, object: CompactionObject): void => {
+  if (untracked(d.state, object)) return;
   const key = objectKey(object);
-  const again = d.state.recheckKeys.has(key);
-  placeAnswered(d, requestId, object, key, info);
-  if (again) {
-    const recheckKeys = new Set(d.state.recheckKeys);
-    recheckKeys.delete(key);
-    update(d, { recheckKeys });
-    requestCheck(d, object, { force: true });
+  const s = d.state;
+  if (s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || isWaiting(s.checks, key)) return;
+  const { queues, result } = pushBackground(s.checks, key, object);
+  if (result === "full") return dropped(d, object, "background");
+  setChecks(d, queues);
+};
+
+const dropped = (d: Draft, object: CompactionObject, queue: string): void => {
+  bump(d, "droppedAtCapacity");
+  log(d, "warn", "smoosh: too many objects waiting to be checked, dropped", { object: describeObject(object), queue, limit: d.state.config.maxPendingChecks });
+};
+
+/** Send one request's worth of checks. */
+const emitChecks = (d: Draft, taken: Taken): void => {
+  const batchId = takeId(d);
+  const fetches = new Map(d.state.fetches);
+  const fetchingKeys = new Map(d.state.fetchingKeys);
+  let sent = 0;
+  update(d, { checks: taken.queues });
+  for (const { key, object } of taken.objects) {
+    if (untracked(d.state, object) || d.state.runningKeys.has(key) || fetchingKeys.has(key)) continue;
+    const watch = d.state.watches.get(key) ?? freshWatch(object);
+    // Updates from now on count for the next check.
+    putWatch(d, key, { ...watch, updates: 0, dirtySinceMs: undefined });
+    const requestId = takeId(d);
+    const fetch: Fetch = { object, batchId, updates: watch.updates };
+    fetches.set(requestId, fetch);
+    fetchingKeys.set(key, requestId);
+    emit(d, { type: "fetch-info", requestId, object, purpose: "enqueue" });
+    sent += 1;
+  }
+  const batchesInFlight = new Map(d.state.batchesInFlight);
+  if (sent > 0) batchesInFlight.set(batchId, sent);
+  update(d, { fetches, fetchingKeys, batchesInFlight, retries: taken.objects.reduce((r, o) => r.delete(o.key), d.state.retries) });
+};
+
+/** Refill the budget to now; take a token if there is one. */
+export const takeToken = (d: Draft): boolean => {
+  const budget = refill(d.state.budget, d.state.config.checkRequestsPerSec, d.nowMs);
+  if (!canSpend(budget)) {
+    update(d, { budget });
+    return false;
+  }
+  update(d, { budget: spend(budget) });
+  return true;
+};
+
+const hasRequestSlot = (d: Draft): boolean => d.state.batchesInFlight.size < d.state.config.maxInfoRequests;
+
+/** Forced checks go out at once (requests in flight bounded, no budget). */
+export const pumpForcedChecks = (d: Draft): void => {
+  while (hasRequestSlot(d)) {
+    const forced = takeForced(d.state.checks, DB_BATCH);
+    if (forced === undefined) return;
+    emitChecks(d, forced);
   }
 };
 
-const placeAnswered = (
-  d: Draft,
-  requestId: number,
-  object: CompactionObject,
-  key: string,
-  info: ObjectInfo | "missing" | { error: string },
-): void => {
+/**
+ * Due checks, while the budget has a token (one per request). When background
+ * work (rescans) waits too, every `BACKGROUND_SHARE`th token is left to it, so
+ * steady writes never starve rescans.
+ */
+export const pumpDueChecks = (d: Draft): void => {
+  while (hasRequestSlot(d) && takeDue(d.state.checks, d.nowMs, DB_BATCH) !== undefined) {
+    if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
+    if (!takeToken(d)) return;
+    update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
+    emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH)!);
+  }
+};
+
+/** One token in this many goes to background work when both wait. */
+export const BACKGROUND_SHARE = 4;
+
+/** Background work that could go out now but for the budget (a listing or request slot is free for it). */
+export const backgroundCanRun = (state: SmooshState): boolean =>
+  (state.rescanListings.size > 0 && state.listingsInFlight.size < state.config.maxInfoRequests) ||
+  (hasBackground(state.checks) && state.batchesInFlight.size < state.config.maxInfoRequests);
+
+/** A token spent on background work: due work has the next ones again. */
+export const noteBackgroundToken = (d: Draft): void => update(d, { dueTokensInARow: 0 });
+
+/** Background checks (rescans), with what the budget has left once due work and listings are served. */
+export const pumpBackgroundChecks = (d: Draft): void => {
+  while (hasRequestSlot(d) && takeBackground(d.state.checks, DB_BATCH) !== undefined && takeToken(d)) {
+    noteBackgroundToken(d);
+    emitChecks(d, takeBackground(d.state.checks, DB_BATCH)!);
+  }
+};
+
+/**
+ * A request for dbs that goes out anyway (a check batch, a precheck) carries
+ * every other waiting db up to 100, due yet or not: `_dbs_info` answers 100
+ * names for the price of one, so their next look costs nothing. Runs last in a
+ * step, when every db request of the step is known (the shell sends a step's db
+ * infos together, 100 to a request).
+ */
+export const rideAlong = (d: Draft): void => {
+  const inStep = new Set(d.effects.flatMap((e) => (e.type === "fetch-info" && e.object.kind === "db" ? [e.object.db] : [])));
+  if (inStep.size === 0) return;
+  let room = Math.ceil(inStep.size / DB_BATCH) * DB_BATCH - inStep.size;
+  room -= watchRunningCompactions(d, inStep, room);
+  if (room <= 0) return;
+  const taken = takeRiders(d.state.checks, room);
+  if (taken.objects.length > 0) emitChecks(d, taken);
+};
+
+/**
+ * Running db compactions ride along first: the core ignores their answers
+ * (a job's end comes from the store), but a store adapter that polls for the
+ * end can use them instead of asking itself (CouchDB: one GET a second per
+ * compaction before). Returns how many rode.
+ */
+const watchRunningCompactions = (d: Draft, inStep: ReadonlySet<string>, room: number): number => {
+  let riders = 0;
+  for (const job of d.state.jobs.values()) {
+    if (riders >= room) break;
+    if (job.phase !== "active" || job.object.kind !== "db" || inStep.has(job.object.db)) continue;
+    emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
+    riders += 1;
+  }
+  return riders;
+};
+
+type CheckAnswer = { readonly requestId: number; readonly info: ObjectInfo | "missing" | { error: string } };
+
+/**
+ * Answers to checks (a batch's together): learn each object's growth, then
+ * queue it in the first channel that takes it. Forced checks that came while
+ * one was in flight go out again once it lands.
+ */
+export const onChecksAnswered = (d: Draft, answers: readonly CheckAnswer[]): void => {
+  const settled = settleFetches(d, answers);
+  for (const { fetch, info } of settled) {
+    const key = objectKey(fetch.object);
+    placeAnswered(d, fetch, key, info);
+    if (d.state.recheckKeys.has(key)) {
+      const recheckKeys = new Set(d.state.recheckKeys);
+      recheckKeys.delete(key);
+      update(d, { recheckKeys });
+      forceCheck(d, fetch.object);
+    }
+  }
+};
+
+/** Take answered fetches out of the in-flight maps: one copy of each map for the whole batch. */
+const settleFetches = (d: Draft, answers: readonly CheckAnswer[]): { fetch: Fetch; info: CheckAnswer["info"] }[] => {
   const fetches = new Map(d.state.fetches);
-  fetches.delete(requestId);
   const fetchingKeys = new Map(d.state.fetchingKeys);
-  fetchingKeys.delete(key);
-  update(d, { fetches, fetchingKeys });
+  const batchesInFlight = new Map(d.state.batchesInFlight);
+  const settled: { fetch: Fetch; info: CheckAnswer["info"] }[] = [];
+  for (const { requestId, info } of answers) {
+    const fetch = fetches.get(requestId);
+    if (fetch === undefined) continue;
+    fetches.delete(requestId);
+    fetchingKeys.delete(objectKey(fetch.object));
+    const left = (batchesInFlight.get(fetch.batchId) ?? 1) - 1;
+    if (left <= 0) batchesInFlight.delete(fetch.batchId);
+    else batchesInFlight.set(fetch.batchId, left);
+    settled.push({ fetch, info });
+  }
+  update(d, { fetches, fetchingKeys, batchesInFlight });
+  return settled;
+};
+
+const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "missing" | { error: string }): void => {
+  const { object } = fetch;
   if (info === "missing") {
     removeFromQueues(d, key);
+    forget(d, key);
     log(d, "debug", "smoosh: object no longer exists", { object: describeObject(object) });
     return;
   }
   if ("error" in info) {
-    // Checked again at its next update (or rescan); staleness memory dropped so that is not delayed.
-    update(d, { checkedAt: d.state.checkedAt.delete(key) });
+    // Its updates still count: it is looked at again when the policy says (under the budget).
+    const watch = d.state.watches.get(key) ?? freshWatch(object);
+    const dirty = { ...watch, updates: watch.updates + fetch.updates, dirtySinceMs: watch.dirtySinceMs ?? d.nowMs };
+    putWatch(d, key, dirty);
+    reschedule(d, key, dirty);
     log(d, "warn", "smoosh: could not fetch info", { object: describeObject(object), error: info.error });
     return;
   }
@@ -119,14 +312,13 @@ const placeAnswered = (
     log(d, "error", "smoosh: info of the wrong kind, ignored", { object: describeObject(object), kind: info.kind });
     return;
   }
+  learn(d, key, fetch, info);
   if (isIgnored(d.state, object) || d.state.runningKeys.has(key)) return;
-  for (const name of channelsFor(d.state.config, object.kind)) {
-    const channel = d.state.channels.get(name);
-    if (channel === undefined) continue;
-    const priority = channelPriority(channel.config, info);
+  for (const channel of channelConfigsFor(d.state, object)) {
+    const priority = channelPriority(channel, info);
     if (priority > 0) {
-      removeFromQueues(d, key, name);
-      placeInChannel(d, name, object, priority);
+      removeFromQueues(d, key, channel.name);
+      placeInChannel(d, channel.name, object, priority);
       return;
     }
   }
@@ -134,65 +326,68 @@ const placeAnswered = (
   removeFromQueues(d, key);
 };
 
-// --- listings (enqueue_all, rescan) -----------------------------------------
-
-const listingKey = (l: PendingListing): string => `${l.purpose}\u0000${l.db}`;
-
-const emitListing = (d: Draft, listing: PendingListing): void => {
-  const listingsInFlight = new Map(d.state.listingsInFlight);
-  listingsInFlight.set(listingKey(listing), listing);
-  update(d, { listingsInFlight });
-  emit(d, { type: "list-design-docs", db: listing.db, purpose: listing.purpose });
-};
-
-/** Ask for a db's design docs, at most `max_info_requests` listings at once. */
-export const requestListing = (d: Draft, db: DbName, purpose: ListPurpose): void => {
-  const listing = { db, purpose };
-  const key = listingKey(listing);
-  if (d.state.ignored.has(db) || d.state.listingsInFlight.has(key)) return;
-  if (d.state.listingsInFlight.size < d.state.config.maxInfoRequests && d.state.pendingListings.size === 0) {
-    emitListing(d, listing);
-    return;
+/** Record what the check saw, learn the growth since the previous one, predict the next crossing. */
+const learn = (d: Draft, key: string, fetch: Fetch, info: ObjectInfo): void => {
+  const watch = d.state.watches.get(key) ?? freshWatch(fetch.object);
+  // Mid-compaction sizes say nothing about growth: the job's end rebases it (onCompacted).
+  if (info.kind === "cleanup" || info.compactionRunning || d.state.runningKeys.has(key)) {
+    putWatch(d, key, watch);
+    return reschedule(d, key, watch);
   }
-  const { fifo, result } = d.state.pendingListings.push(key, listing);
-  if (result === "full") {
-    bump(d, "droppedAtCapacity");
-    log(d, "warn", "smoosh: too many dbs waiting for their design docs to be listed, dropped", { db, purpose });
-    return;
-  }
-  update(d, { pendingListings: fifo });
+  const observation: Observation = { atMs: d.nowMs, info };
+  const growth = watch.last === undefined ? watch.growth : learnGrowth(watch.last, observation, fetch.updates, watch.growth);
+  const updatesToGo = growth === undefined ? NEVER : updatesUntilWorthIt(channelConfigsFor(d.state, fetch.object), info, growth);
+  const next: WatchEntry = { ...watch, last: observation, growth, updatesToGo };
+  putWatch(d, key, next);
+  reschedule(d, key, next);
 };
 
-export const pumpListings = (d: Draft): void => {
-  while (d.state.listingsInFlight.size < d.state.config.maxInfoRequests) {
-    const next = d.state.pendingListings.shift();
-    if (next === undefined) return;
-    update(d, { pendingListings: next.fifo });
-    if (!d.state.ignored.has(next.value.db)) emitListing(d, next.value);
-  }
+/** After a compaction: the file should be about its live data now; updates during it still count. */
+export const onCompacted = (d: Draft, object: CompactionObject): void => {
+  const key = objectKey(object);
+  const watch = d.state.watches.get(key);
+  if (watch === undefined) return;
+  const last = watch.last;
+  if (last === undefined || watch.growth === undefined) return reschedule(d, key, watch);
+  const info = { ...last.info, fileBytes: last.info.activeBytes, compactionRunning: false };
+  const next: WatchEntry = {
+    ...watch,
+    last: { atMs: d.nowMs, info },
+    updatesToGo: updatesUntilWorthIt(channelConfigsFor(d.state, object), info, watch.growth),
+  };
+  putWatch(d, key, next);
+  reschedule(d, key, next);
 };
 
-export const onListingDone = (d: Draft, db: DbName, purpose: ListPurpose): void => {
-  const listingsInFlight = new Map(d.state.listingsInFlight);
-  listingsInFlight.delete(listingKey({ db, purpose }));
-  update(d, { listingsInFlight });
+/** A job that ended or backs off: its object may be scheduled again. */
+export const onReleased = (d: Draft, object: CompactionObject): void => {
+  const key = objectKey(object);
+  const watch = d.state.watches.get(key);
+  if (watch !== undefined) reschedule(d, key, watch);
 };
 
-/** All dbs listed: operator scopes are forced (skip staleness), rescans are not. */
-export const onDbsListed = (d: Draft, purpose: ListPurpose, dbs: readonly DbName[]): void => {
-  for (const db of dbs) {
-    if (purpose === "enqueue-all-dbs") requestCheck(d, { kind: "db", db }, { force: true });
-    else if (purpose === "enqueue-all-views") requestListing(d, db, purpose);
-    else {
-      requestCheck(d, { kind: "db", db }, { force: false });
-      requestListing(d, db, purpose);
-    }
-  }
+/**
+ * What the last check saw, if it can stand in for the precheck: only a check
+ * answered in this very step (a db found qualifying and started at once).
+ * Anything older may predate a compaction someone else started since, which
+ * must be adopted, not started again; that precheck carries waiting dbs and
+ * running compactions along (rideAlong), so it is also a check round.
+ * A `min_check_interval_ms` of 0 turns the reuse off.
+ */
+export const freshInfo = (state: SmooshState, key: string, nowMs: number): ObjectInfo | undefined => {
+  const last = state.watches.get(key)?.last;
+  if (last === undefined || state.config.minCheckIntervalMs === 0 || last.atMs !== nowMs) return undefined;
+  return last.info;
 };
 
-export const onDesignDocsListed = (d: Draft, purpose: ListPurpose, db: DbName, ddocs: readonly string[]): void => {
-  onListingDone(d, db, purpose);
-  for (const ddoc of ddocs) {
-    requestCheck(d, { kind: "view", db, ddoc }, { force: purpose === "enqueue-all-views" });
+const forget = (d: Draft, key: string): void => {
+  update(d, { watches: d.state.watches.delete(key), checks: withoutKey(d.state.checks, key) });
+};
+
+/** Forget everything about `db`'s objects (the db was deleted). O(tracked objects): deletions are rare. */
+export const forgetDb = (d: Draft, belongs: (key: string) => boolean): void => {
+  for (const [key] of d.state.watches.entries()) if (belongs(key)) forget(d, key);
+  for (const key of [...d.state.checks.forced.values(), ...d.state.checks.backgroundDbs.values(), ...d.state.checks.backgroundOthers.values()].map(objectKey)) {
+    if (belongs(key)) forget(d, key);
   }
 };

@@ -12,6 +12,7 @@ import {
   NonNegIntFromString,
   NumberOrInfinityFromString,
   PosIntFromString,
+  PosNumberFromString,
   orErrors,
   readValue,
   type ConfigError,
@@ -48,6 +49,7 @@ export interface SmooshConfig {
   readonly viewChannels: readonly string[];
   readonly cleanupChannels: readonly string[];
   readonly channels: Readonly<Record<string, ChannelConfig>>;
+  /** The seed's meaning: an object already queued is not re-checked within this many minutes. */
   readonly stalenessMinutes: number;
   readonly waitSecs: number;
   readonly cleanupIndexFiles: boolean;
@@ -63,10 +65,16 @@ export interface SmooshConfig {
   readonly retryMaxAttempts: number;
   /** upholster extension: how often the snapshot is persisted (persist = true). */
   readonly checkpointSecs: number;
-  /** upholster extension: info fetches in flight for enqueue checks. */
+  /** upholster extension: info requests in flight (a batch of dbs is one). */
   readonly maxInfoRequests: number;
-  /** upholster extension: objects waiting to be checked (and dbs waiting for their design docs to be listed). */
+  /** upholster extension: objects tracked by the check policy (and dbs waiting for their design docs to be listed). */
   readonly maxPendingChecks: number;
+  /** upholster extension: the global limit on check requests per second (one request: one info, or up to 100 dbs). */
+  readonly checkRequestsPerSec: number;
+  /** upholster extension: updates of one object within this many ms after its first cost one check. */
+  readonly minCheckIntervalMs: number;
+  /** upholster extension: a written object is looked at within this many seconds, whatever its prediction says. */
+  readonly maxCheckIntervalSecs: number;
   /** `[smoosh.ignore] <db> = true`. */
   readonly ignoredDbs: readonly string[];
 }
@@ -79,6 +87,13 @@ export interface SmooshConfig {
  * restores CouchDB's behaviour.
  */
 export const DEFAULT_RESCAN_INTERVAL_SECS = 3600;
+
+/**
+ * upholster extension: check requests per second for the whole server. Each
+ * can carry up to 100 dbs (`POST /_dbs_info`), so this bounds the cost of
+ * watching 100,000 quiet dbs and 20 hot ones alike (see check-policy.ts).
+ */
+export const DEFAULT_CHECK_REQUESTS_PER_SEC = 1;
 
 const SECTION = "smoosh";
 const IGNORE_SECTION = "smoosh.ignore";
@@ -214,6 +229,9 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
     checkpointSecs: read("checkpoint_secs", PosIntFromString, 60),
     maxInfoRequests: read("max_info_requests", PosIntFromString, 8),
     maxPendingChecks: read("max_pending_checks", PosIntFromString, 100000),
+    checkRequestsPerSec: read("check_requests_per_sec", PosNumberFromString, DEFAULT_CHECK_REQUESTS_PER_SEC),
+    minCheckIntervalMs: read("min_check_interval_ms", NonNegIntFromString, 1000),
+    maxCheckIntervalSecs: read("max_check_interval_secs", PosIntFromString, 300),
     ignoredDbs: decodeIgnored(ini, errors),
   };
   return orErrors(errors, config);

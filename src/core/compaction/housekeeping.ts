@@ -1,19 +1,14 @@
 /**
- * Everything driven by time rather than by events: staleness pruning,
- * periodic rescans and checkpoints, and the one `schedule-tick` that asks the
- * shell to wake the core at the next moment something is due.
+ * Everything driven by time rather than by events: periodic rescans and
+ * checkpoints, checks that fall due, and the one `schedule-tick` that asks
+ * the shell to wake the core at the next moment something is due.
  */
+import { nextTokenAtMs } from "./check-budget.js";
+import { earliestDueMs } from "./check-queues.js";
+import { backgroundCanRun } from "./checks.js";
 import { takeSnapshot } from "./persistence.js";
 import { emit, update, type Draft, type SmooshState } from "./state.js";
 import { nextWindowBoundaryMs } from "./window.js";
-
-/** Forget checks older than `staleness`: they no longer hold anything back. */
-export const pruneStaleness = (d: Draft): void => {
-  const cutoffMs = d.nowMs - d.state.config.stalenessMinutes * 60_000 - 1;
-  const earliest = d.state.checkedAt.earliest();
-  if (earliest === undefined || earliest.atMs > cutoffMs) return;
-  update(d, { checkedAt: d.state.checkedAt.takeUntil(cutoffMs).rest });
-};
 
 /** upholster extension: list every db now and then, so quiet dbs are looked at too. */
 export const maybeRescan = (d: Draft): void => {
@@ -42,8 +37,24 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
   if (retry !== undefined) times.push(retry.atMs);
   if (state.nextRescanAtMs !== undefined) times.push(state.nextRescanAtMs);
   if (state.nextCheckpointAtMs !== undefined) times.push(state.nextCheckpointAtMs);
+  const checkAtMs = nextCheckWakeMs(state, nowMs);
+  if (checkAtMs !== undefined) times.push(checkAtMs);
   const future = times.filter((t) => t > nowMs);
   return future.length === 0 ? undefined : Math.min(...future);
+};
+
+/**
+ * When waiting checks and listings can next go out: at the earliest due time,
+ * but not before the budget has a token. Work waiting for a free request or
+ * listing slot needs no tick: the answer that frees it wakes the core.
+ */
+const nextCheckWakeMs = (state: SmooshState, nowMs: number): number | undefined => {
+  const slotFree = state.batchesInFlight.size < state.config.maxInfoRequests;
+  const dueMs = slotFree ? earliestDueMs(state.checks) : undefined;
+  const waitingMs = backgroundCanRun(state) ? nowMs : dueMs;
+  if (waitingMs === undefined) return undefined;
+  const tokenMs = nextTokenAtMs(state.budget, state.config.checkRequestsPerSec);
+  return Math.max(waitingMs, tokenMs, nowMs + 1);
 };
 
 /**

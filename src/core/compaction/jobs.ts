@@ -6,7 +6,7 @@
  */
 import { backoffDelayMs, shouldGiveUp } from "./backoff.js";
 import { channelHasRoom, channelOpen, placeInChannel } from "./channel.js";
-import { requestCheck } from "./checks.js";
+import { forceCheck, freshInfo, onCompacted, onReleased } from "./checks.js";
 import { cleanupOf, describeObject } from "./object.js";
 import { channelPriority } from "./priority.js";
 import { queueOut } from "./queue.js";
@@ -59,8 +59,11 @@ export const startWhatCan = (d: Draft): void => {
         adopted: false,
         suspended: false,
       });
-      // The queued priority may be minutes old: re-check just before starting (as CouchDB 3.x).
-      emit(d, { type: "fetch-info", requestId: jobId, object: best.value, purpose: "precheck" });
+      // The queued priority may be minutes old: re-check just before starting (as CouchDB 3.x),
+      // unless the check that queued it was just now (one request saved per start).
+      const fresh = freshInfo(d.state, best.key, d.nowMs);
+      if (fresh !== undefined) onPrecheckAnswered(d, d.state.jobs.get(jobId)!, fresh);
+      else emit(d, { type: "fetch-info", requestId: jobId, object: best.value, purpose: "precheck" });
     }
   }
 };
@@ -110,6 +113,7 @@ export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missi
   if (priority === 0) {
     bump(d, "skippedAtStart");
     log(d, "info", "smoosh: skipped at start, priority fell to 0", jobFields(job));
+    onReleased(d, job.object);
     return;
   }
   // A compaction already running on the store (started by hand, or one that restarted
@@ -141,16 +145,14 @@ export const onJobFinished = (d: Draft, job: Job, reclaimedBytes: number | undef
   bump(d, "finished");
   const reclaimed = reclaimedBytes !== undefined && Number.isFinite(reclaimedBytes) ? Math.max(0, reclaimedBytes) : 0;
   bump(d, "bytesReclaimed", reclaimed);
-  update(d, {
-    failures: d.state.failures.delete(job.key),
-    // Just compacted: its own writes must not queue it again at once.
-    checkedAt: d.state.checkedAt.set(job.key, d.nowMs, true).truncate(d.state.config.maxPendingChecks),
-  });
+  update(d, { failures: d.state.failures.delete(job.key) });
+  // Its file is about its live data now: the policy predicts the next crossing from there.
+  onCompacted(d, job.object);
   log(d, "info", "smoosh: finished", { ...jobFields(job), reclaimedBytes: reclaimedBytes ?? null });
   // cleanup_index_files: after a view compaction, clean up the db's stale index files
   // (CouchDB spawned the cleanup when a view compaction started; after is when it can help).
   if (job.object.kind === "view" && d.state.config.cleanupIndexFiles) {
-    requestCheck(d, cleanupOf(job.object.db), { force: true });
+    forceCheck(d, cleanupOf(job.object.db));
   }
 };
 
@@ -161,7 +163,7 @@ export const fireDueRetries = (d: Draft): void => {
   update(d, { retries: rest });
   for (const entry of taken) {
     bump(d, "retried");
-    requestCheck(d, entry.value.object, { force: true });
+    forceCheck(d, entry.value.object);
   }
 };
 

@@ -2,7 +2,7 @@
  * Taking and restoring snapshots of the queues (`persist = true`).
  */
 import { placeInChannel, removeFromQueues } from "./channel.js";
-import { requestCheck } from "./checks.js";
+import { forceCheck } from "./checks.js";
 import { objectKey } from "./object.js";
 import { queueItems } from "./queue.js";
 import type { SmooshSnapshot } from "./snapshot.js";
@@ -34,7 +34,7 @@ export const restoreSnapshot = (d: Draft, snapshot: SmooshSnapshot): void => {
       if (isIgnored(d.state, object) || d.state.runningKeys.has(objectKey(object))) continue;
       const channel = d.state.channels.get(name);
       if (channel === undefined || channel.config.kind !== object.kind || priority <= 0) {
-        requestCheck(d, object, { force: true });
+        forceCheck(d, object);
         continue;
       }
       removeFromQueues(d, objectKey(object), name);

@@ -5,6 +5,8 @@ import { configuredChannels, type SmooshConfig } from "./config.js";
 import { createChannel, reconfigureChannel } from "./channel.js";
 import { queueItems, queueRemove } from "./queue.js";
 import { dbKeyPrefix } from "./object.js";
+import { forgetDb } from "./checks.js";
+import { withLimit } from "./check-queues.js";
 import { log, setChannel, update, type ChannelState, type Draft } from "./state.js";
 import type { DbName } from "./types.js";
 
@@ -20,9 +22,11 @@ export const dropDb = (d: Draft, db: DbName): void => {
     .entries()
     .filter((entry) => entry.value.object.db === db)
     .reduce((r, entry) => r.delete(entry.key), d.state.retries);
+  forgetDb(d, (key) => key.startsWith(dbKeyPrefix(db)));
   update(d, {
-    pendingChecks: d.state.pendingChecks.filter((_key, object) => object.db !== db),
     pendingListings: d.state.pendingListings.filter((_key, listing) => listing.db !== db),
+    rescanListings: d.state.rescanListings.delete(db),
+    ddocCounts: d.state.ddocCounts.delete(db),
     retries,
     failures: d.state.failures
       .entries()
@@ -64,8 +68,9 @@ export const applyConfig = (d: Draft, config: SmooshConfig): void => {
   }
   const rescanAtMs = d.nowMs + config.rescanIntervalSecs * 1000;
   update(d, {
-    pendingChecks: d.state.pendingChecks.withLimit(config.maxPendingChecks),
+    checks: withLimit(d.state.checks, config.maxPendingChecks),
     pendingListings: d.state.pendingListings.withLimit(config.maxPendingChecks),
+    rescanListings: d.state.rescanListings.withLimit(config.maxPendingChecks),
     nextRescanAtMs:
       config.rescanIntervalSecs === 0 ? undefined : Math.min(d.state.nextRescanAtMs ?? rescanAtMs, rescanAtMs),
     nextCheckpointAtMs: config.persist ? (d.state.nextCheckpointAtMs ?? d.nowMs + config.checkpointSecs * 1000) : undefined,

@@ -9,16 +9,11 @@
  */
 import { configuredChannels, type SmooshConfig } from "./config.js";
 import { channelStatus, createChannel } from "./channel.js";
-import {
-  onCheckAnswered,
-  onDbsListed,
-  onDesignDocsListed,
-  onListingDone,
-  pumpChecks,
-  pumpListings,
-  requestCheck,
-} from "./checks.js";
-import { maybeCheckpoint, maybeRescan, pruneStaleness, scheduleTick } from "./housekeeping.js";
+import { fullBudget } from "./check-budget.js";
+import { emptyCheckQueues } from "./check-queues.js";
+import { forceCheck, noteUpdates, onChecksAnswered, pumpBackgroundChecks, pumpDueChecks, pumpForcedChecks, rideAlong } from "./checks.js";
+import { maybeCheckpoint, maybeRescan, scheduleTick } from "./housekeeping.js";
+import { noteDesignDocs, onDbsListed, onDesignDocsListed, onListingDone, pumpListings, pumpRescanListings } from "./listings.js";
 import {
   fireDueRetries,
   onJobFailed,
@@ -34,19 +29,24 @@ import { restoreSnapshot, takeSnapshot } from "./persistence.js";
 import { emptyQueue } from "./queue.js";
 import { dropDb, applyConfig } from "./reconfigure.js";
 import type { SmooshSnapshot } from "./snapshot.js";
-import { log, setChannel, update, zeroMetrics, type ChannelState, type Draft, type SmooshState, type Step } from "./state.js";
-import type { CompactionObject, SmooshEvent, SmooshMetrics, SmooshStatus } from "./types.js";
+import { draftOf, emit, log, setChannel, update, zeroMetrics, type ChannelState, type Draft, type SmooshState, type Step } from "./state.js";
+import type { CompactionObject, InfoAnswer, ObjectInfo, SmooshEvent, SmooshMetrics, SmooshStatus } from "./types.js";
 
 export type { SmooshState, Step } from "./state.js";
 
 const afterEvent = (d: Draft): Step => {
-  pruneStaleness(d);
   fireDueRetries(d);
   maybeRescan(d);
   maybeCheckpoint(d);
+  // Requests, most urgent first: forced work at once; then what the budget allows,
+  // due checks before rescans (listings, then background checks).
+  pumpForcedChecks(d);
   pumpListings(d);
-  pumpChecks(d);
+  pumpDueChecks(d);
+  pumpRescanListings(d);
+  pumpBackgroundChecks(d);
   startWhatCan(d);
+  rideAlong(d);
   reconcileSuspensions(d);
   scheduleTick(d);
   return { state: d.state, effects: d.effects };
@@ -66,11 +66,16 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
     runningKeys: new Map(),
     fetches: new Map(),
     fetchingKeys: new Map(),
+    batchesInFlight: new Map(),
     recheckKeys: new Set(),
-    pendingChecks: BoundedFifo.empty(config.maxPendingChecks),
+    watches: PMap.empty(),
+    checks: emptyCheckQueues(config.maxPendingChecks),
+    budget: fullBudget(config.checkRequestsPerSec, nowMs),
+    dueTokensInARow: 0,
     pendingListings: BoundedFifo.empty(config.maxPendingChecks),
     listingsInFlight: new Map(),
-    checkedAt: TimedKeys.empty(),
+    rescanListings: BoundedFifo.empty(config.maxPendingChecks),
+    ddocCounts: PMap.empty(),
     retries: TimedKeys.empty(),
     failures: PMap.empty(),
     suspended: false,
@@ -80,7 +85,7 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
     nextCheckpointAtMs: config.persist ? nowMs + config.checkpointSecs * 1000 : undefined,
     scheduledTickAtMs: undefined,
   };
-  const d: Draft = { state, nowMs, effects: [] };
+  const d = draftOf(state, nowMs);
   log(d, "info", "smoosh: started", { channels: [...channels.keys()], waitSecs: config.waitSecs });
   return afterEvent(d);
 };
@@ -88,29 +93,35 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
 const handle = (d: Draft, event: SmooshEvent): void => {
   switch (event.type) {
     case "object-updated":
-      requestCheck(d, event.object, { force: event.force === true });
+      if (event.force === true) forceCheck(d, event.object);
+      else noteUpdates(d, event.object, event.count ?? 1);
+      return;
+    case "objects-updated":
+      for (const { object, count } of event.updates) noteUpdates(d, object, count);
       return;
     case "db-created":
       // Usually empty (priority 0, one cheap check), but not always: a feed that
       // polls, or a restart, can first see a db that was created and filled meanwhile.
-      requestCheck(d, { kind: "db", db: event.db }, { force: false });
+      noteUpdates(d, { kind: "db", db: event.db }, 1);
       return;
     case "db-deleted":
       dropDb(d, event.db);
       return;
     case "design-doc-updated":
       // index_cleanup: a changed design doc may leave old index files behind.
-      requestCheck(d, cleanupOf(event.db), { force: false });
-      requestCheck(d, { kind: "view", db: event.db, ddoc: event.ddoc }, { force: false });
+      if ((d.state.ddocCounts.get(event.db) ?? 0) === 0) noteDesignDocs(d, event.db, 1);
+      noteUpdates(d, cleanupOf(event.db), 1);
+      noteUpdates(d, { kind: "view", db: event.db, ddoc: event.ddoc }, 1);
       return;
     case "info-fetched":
-    case "info-failed": {
-      const answer = event.type === "info-fetched" ? event.info : { error: event.error };
-      const job = d.state.jobs.get(event.requestId);
-      if (job !== undefined) onPrecheckAnswered(d, job, answer);
-      else onCheckAnswered(d, event.requestId, answer);
+      answerInfos(d, [event]);
       return;
-    }
+    case "info-failed":
+      answerInfos(d, [event]);
+      return;
+    case "infos-fetched":
+      answerInfos(d, event.answers);
+      return;
     case "job-started":
     case "job-start-failed":
     case "job-finished":
@@ -135,6 +146,11 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       if (event.db !== undefined) onListingDone(d, event.db, event.purpose);
       log(d, "warn", "smoosh: listing failed", { purpose: event.purpose, db: event.db ?? null, error: event.error });
       return;
+    case "events-missed":
+      // Writes during the gap went unheard: a rescan (background checks, budgeted) finds what grew.
+      emit(d, { type: "list-dbs", purpose: "rescan" });
+      log(d, "info", "smoosh: events may have been missed; rescanning", {});
+      return;
     case "tick":
       // The shell's timer has fired, so it holds none now. Forget the time we
       // asked for: a tick may come early or late by the clock we are given
@@ -157,7 +173,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       return;
     case "flush":
       for (const [name, channel] of d.state.channels) setChannel(d, name, { ...channel, queue: emptyQueue() });
-      update(d, { pendingChecks: BoundedFifo.empty(d.state.config.maxPendingChecks) });
+      update(d, { checks: emptyCheckQueues(d.state.config.maxPendingChecks) });
       log(d, "info", "smoosh: flushed every queue", {});
       return;
     case "enqueue-all":
@@ -169,8 +185,20 @@ const handle = (d: Draft, event: SmooshEvent): void => {
   }
 };
 
+/** Prechecks go to their jobs; checks are settled together (one copy of the in-flight maps a batch). */
+const answerInfos = (d: Draft, answers: readonly InfoAnswer[]): void => {
+  const checks: { requestId: number; info: ObjectInfo | "missing" | { error: string } }[] = [];
+  for (const answer of answers) {
+    const info = "error" in answer ? { error: answer.error } : answer.info;
+    const job = d.state.jobs.get(answer.requestId);
+    if (job !== undefined) onPrecheckAnswered(d, job, info);
+    else checks.push({ requestId: answer.requestId, info });
+  }
+  if (checks.length > 0) onChecksAnswered(d, checks);
+};
+
 export const step = (state: SmooshState, event: SmooshEvent, nowMs: number): Step => {
-  const d: Draft = { state, nowMs, effects: [] };
+  const d = draftOf(state, nowMs);
   handle(d, event);
   return afterEvent(d);
 };

@@ -6,6 +6,9 @@
  * fetches in flight: bounded by concurrency and `max_info_requests`) are
  * plain copies.
  */
+import type { CheckBudget } from "./check-budget.js";
+import type { CheckQueues } from "./check-queues.js";
+import type { Watch } from "./check-schedule.js";
 import type { ChannelConfig, SmooshConfig } from "./config.js";
 import type { BoundedFifo, PMap, TimedKeys } from "./persistent.js";
 import type { PriorityQueue } from "./queue.js";
@@ -42,6 +45,19 @@ export interface PendingListing {
   readonly purpose: ListPurpose;
 }
 
+/** The check policy's memory of one object (see check-schedule.ts). */
+export interface WatchEntry extends Watch {
+  readonly object: CompactionObject;
+}
+
+/** A check request out: its object and the request it travels in (a batch of dbs is one). */
+export interface Fetch {
+  readonly object: CompactionObject;
+  readonly batchId: number;
+  /** Update events heard before it was asked for: growth is learnt from them. */
+  readonly updates: number;
+}
+
 export interface RetryEntry {
   readonly object: CompactionObject;
   readonly attempt: number;
@@ -56,22 +72,31 @@ export interface SmooshState {
   readonly jobs: ReadonlyMap<number, Job>;
   /** Object key -> job id: an object never runs twice. */
   readonly runningKeys: ReadonlyMap<string, number>;
-  /** Enqueue checks in flight: request id -> object, and object key -> request id. */
-  readonly fetches: ReadonlyMap<number, CompactionObject>;
+  /** Checks in flight: request id -> fetch, object key -> request id, batch id -> answers still to come. */
+  readonly fetches: ReadonlyMap<number, Fetch>;
   readonly fetchingKeys: ReadonlyMap<string, number>;
+  readonly batchesInFlight: ReadonlyMap<number, number>;
   /**
    * Forced checks (operator enqueue, due retry) that arrived while a check of
    * the same object was in flight: its answer may predate them, so they run
    * again once it lands. A subset of `fetchingKeys`, so bounded by it.
    */
   readonly recheckKeys: ReadonlySet<string>;
-  /** Objects waiting for a free info fetch. */
-  readonly pendingChecks: BoundedFifo<CompactionObject>;
+  /** The check policy: what it knows of each object (bounded by `max_pending_checks`). */
+  readonly watches: PMap<WatchEntry>;
+  /** Objects waiting to be checked: forced, due (by the policy's time), background (check-queues.ts). */
+  readonly checks: CheckQueues;
+  /** The global limit on check requests. */
+  readonly budget: CheckBudget;
+  /** Tokens spent on due work since background work last had one (see BACKGROUND_SHARE). */
+  readonly dueTokensInARow: number;
   /** Dbs waiting to have their design docs listed, and listings in flight. */
   readonly pendingListings: BoundedFifo<PendingListing>;
   readonly listingsInFlight: ReadonlyMap<string, PendingListing>;
-  /** Staleness memory: when each object was last checked (pruned as it expires). */
-  readonly checkedAt: TimedKeys<true>;
+  /** Dbs a rescan will list the design docs of, under the budget. */
+  readonly rescanListings: BoundedFifo<DbName>;
+  /** Design docs per db at its last listing (absent: never listed); rescans skip dbs with none. */
+  readonly ddocCounts: PMap<number>;
   /** Failed objects waiting for their back-off, keyed by when they are due. */
   readonly retries: TimedKeys<RetryEntry>;
   /** Consecutive failures per object; reset when a job of it finishes. */
@@ -91,15 +116,22 @@ export interface Step {
   readonly effects: readonly SmooshEffect[];
 }
 
-/** A step in progress. */
+/**
+ * A step in progress. Its `state` is the step's own shallow copy, made once
+ * by `draftOf`: `update` replaces fields of that copy in place (copying the
+ * whole state per field change cost a fifth of a simulation), and the state
+ * the step was given is never touched.
+ */
 export interface Draft {
-  state: SmooshState;
+  readonly state: SmooshState;
   readonly nowMs: number;
   readonly effects: SmooshEffect[];
 }
 
+export const draftOf = (state: SmooshState, nowMs: number): Draft => ({ state: { ...state }, nowMs, effects: [] });
+
 export const update = (d: Draft, patch: Partial<SmooshState>): void => {
-  d.state = { ...d.state, ...patch };
+  Object.assign(d.state, patch);
 };
 
 export const emit = (d: Draft, effect: SmooshEffect): void => {

@@ -57,15 +57,30 @@ export type ChannelKind = "db" | "view" | "cleanup";
 /** Why the core asked for a list of databases or design documents. */
 export type ListPurpose = "enqueue-all-dbs" | "enqueue-all-views" | "rescan";
 
-/** Why the core asked for an object's info. */
-export type FetchPurpose = "enqueue" | "precheck";
+/**
+ * Why the core asked for an object's info: to decide whether to queue it, to
+ * re-check it before starting it, or (watch) to carry a running compaction's
+ * db along in a request that goes out anyway (the core ignores that answer;
+ * a store adapter may use it to see the job end).
+ */
+export type FetchPurpose = "enqueue" | "precheck" | "watch";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
+/** One answer to a `fetch-info`: the info (`missing`: gone), or why it could not be had. */
+export type InfoAnswer =
+  | { readonly requestId: number; readonly info: ObjectInfo | "missing" }
+  | { readonly requestId: number; readonly error: string };
+
 /** Events: everything the core learns, always with the time it is learnt passed beside it. */
 export type SmooshEvent =
-  /** A db was written, a view index committed, or an operator asked for it (`force` skips staleness). */
-  | { readonly type: "object-updated"; readonly object: CompactionObject; readonly force?: boolean }
+  /**
+   * A db was written (`count` update events, default 1), a view index committed,
+   * or an operator asked for it (`force`: checked at once, outside the check budget).
+   */
+  | { readonly type: "object-updated"; readonly object: CompactionObject; readonly force?: boolean; readonly count?: number }
+  /** Many objects' updates at once (the shell coalesces a burst of store events into one step). */
+  | { readonly type: "objects-updated"; readonly updates: readonly { readonly object: CompactionObject; readonly count: number }[] }
   | { readonly type: "db-created"; readonly db: DbName }
   | { readonly type: "db-deleted"; readonly db: DbName }
   | { readonly type: "design-doc-updated"; readonly db: DbName; readonly ddoc: DesignDocId }
@@ -76,6 +91,8 @@ export type SmooshEvent =
       readonly info: ObjectInfo | "missing";
     }
   | { readonly type: "info-failed"; readonly requestId: number; readonly error: string }
+  /** The answers to one request that carried many objects (a `_dbs_info` batch), in one step. */
+  | { readonly type: "infos-fetched"; readonly answers: readonly InfoAnswer[] }
   | { readonly type: "job-started"; readonly jobId: number }
   | { readonly type: "job-start-failed"; readonly jobId: number; readonly error: string }
   | { readonly type: "job-finished"; readonly jobId: number; readonly reclaimedBytes?: number }
@@ -89,6 +106,8 @@ export type SmooshEvent =
     }
   | { readonly type: "list-failed"; readonly purpose: ListPurpose; readonly db?: DbName; readonly error: string }
   | { readonly type: "tick" }
+  /** The store's event source may have missed events (a reconnect): look at every db again, under the budget. */
+  | { readonly type: "events-missed" }
   | { readonly type: "config-changed"; readonly config: SmooshConfig }
   | { readonly type: "suspend" }
   | { readonly type: "resume" }

@@ -76,6 +76,11 @@ export const NonNegNumberFromString = fromString<number>("a non-negative number"
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 });
 
+/** A finite positive number (`0.5`, `2`). */
+export const PosNumberFromString = fromString<number>("a positive number", (s) =>
+  NonNegNumberFromString.is(s) && Number(s) > 0 ? Number(s) : undefined,
+);
+
 /** A non-negative number or `infinity` (CouchDB's spelling of "no limit"). */
 export const NumberOrInfinityFromString = fromString<number>("a non-negative number or \"infinity\"", (s) =>
   s === "infinity" ? Number.POSITIVE_INFINITY : NonNegNumberFromString.is(s) ? Number(s) : undefined,

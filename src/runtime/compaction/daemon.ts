@@ -36,7 +36,7 @@ import { createFetchBatcher } from "./fetch-batcher.js";
 import { createJobRunner } from "./job-runner.js";
 import { listDbs, listDesignDocs } from "./listings.js";
 import { createSnapshotStore } from "./persistence.js";
-import { storeEventToSmooshEvent } from "./store-events.js";
+import { createUpdateCoalescer } from "./update-coalescer.js";
 
 export interface CompactionDaemonOptions {
   readonly store: CompactionStore;
@@ -91,6 +91,7 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
   const jobs = createJobRunner(store, inFlight, logger, dispatch);
   const tickTimer = createTickTimer(scheduler, () => dispatch({ type: "tick" }));
   const snapshots = options.state === undefined ? undefined : createSnapshotStore(options.state, inFlight, logger);
+  const updates = createUpdateCoalescer(dispatch);
 
   const performOne = (effect: SmooshEffect): void => {
     switch (effect.type) {
@@ -139,10 +140,11 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
       host.setOpen(true);
       host.reset(initSmoosh(config, scheduler.nowMs()));
       await restore();
-      if (events !== undefined) await events.start((event) => dispatch(storeEventToSmooshEvent(event)));
+      if (events !== undefined) await events.start((event) => updates.handle(event));
     },
     async stop() {
       if (!host.isOpen()) return;
+      updates.flush();
       host.setOpen(false);
       tickTimer.cancel();
       if (events !== undefined) {
@@ -161,19 +163,24 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
     suspend: () => dispatch({ type: "suspend" }),
     resume: () => dispatch({ type: "resume" }),
     flush: () => dispatch({ type: "flush" }),
-    enqueue: (db, ddoc) =>
+    enqueue: (db, ddoc) => {
+      updates.flush();
       dispatch({
         type: "object-updated",
         object: ddoc === undefined ? { kind: "db", db } : { kind: "view", db, ddoc: designDocId(ddoc) },
         force: true,
-      }),
+      });
+    },
     enqueueAll: (scope) => dispatch({ type: "enqueue-all", scope }),
     reconfigure: (next) => {
       config = next;
       dispatch({ type: "config-changed", config: next });
     },
-    handleStoreEvent: (event) => dispatch(storeEventToSmooshEvent(event)),
-    whenIdle: () => inFlight.whenIdle(),
+    handleStoreEvent: (event) => updates.handle(event),
+    whenIdle: () => {
+      updates.flush();
+      return inFlight.whenIdle();
+    },
     isRunning: () => host.isOpen(),
     inspect: () => host.state(),
   };

@@ -64,13 +64,17 @@ async function fetchDbBatch(store: CompactionStore, effects: readonly FetchInfoE
     // Checked by the caller; the non-null path keeps the types honest.
     infos = store.dbInfos === undefined ? new Map() : await store.dbInfos(dbs);
   } catch (error) {
-    for (const effect of effects) answer({ type: "info-failed", requestId: effect.requestId, error: errorText(error) });
+    answer({ type: "infos-fetched", answers: effects.map((effect) => ({ requestId: effect.requestId, error: errorText(error) })) });
     return;
   }
-  for (const effect of effects) {
-    const info = infos.get(effect.object.db);
-    answer({ type: "info-fetched", requestId: effect.requestId, info: info === undefined ? "missing" : toDbSizeInfo(info) });
-  }
+  // One step for the whole batch: the core settles its answers together.
+  answer({
+    type: "infos-fetched",
+    answers: effects.map((effect) => {
+      const info = infos.get(effect.object.db);
+      return { requestId: effect.requestId, info: info === undefined ? "missing" : toDbSizeInfo(info) };
+    }),
+  });
 }
 
 const chunks = <A>(items: readonly A[], size: number): A[][] => {

@@ -15,7 +15,7 @@ export const storeEventToSmooshEvent = (event: StoreEvent): SmooshEvent => {
     case "view-updated":
       return { type: "object-updated", object: { kind: "view", db: event.db, ddoc: event.ddoc } };
     case "source-resumed":
-      // Smoosh does not reconcile (a missed write is caught by the next one); a tick only wakes it, harmlessly.
-      return { type: "tick" };
+      // Writes may have gone unheard: the core rescans, under its check budget.
+      return { type: "events-missed" };
   }
 };

@@ -13,7 +13,8 @@ const bigDb = (over: Partial<Extract<ObjectInfo, { kind: "db" }>> = {}): ObjectI
   ...over,
 });
 const dbA: CompactionObject = { kind: "db", db: "a" };
-const base = { rescan_interval: "0", wait_secs: "30" };
+// These examples are about other rules: checks go out at once (no coalescing window, a generous budget).
+const base = { rescan_interval: "0", wait_secs: "30", min_check_interval_ms: "0", check_requests_per_sec: "1000" };
 
 describe("smoosh reducer examples", () => {
   it("channels start paused and unpause after wait_secs via a scheduled tick", () => {
@@ -42,6 +43,12 @@ describe("smoosh reducer examples", () => {
     sim.advance(1);
     sim.answer(0, true); // precheck
     expect(sim.starts).toEqual([{ atMs: T0 + 30_000, channel: "ratio_dbs", object: dbA, adopt: false }]);
+  });
+
+  it("events the store may have missed (a feed reconnect) make it rescan every db, under the budget", () => {
+    const sim = new Sim(configFrom({ smoosh: base }), () => bigDb(), ["a", "b"], () => [], T0);
+    sim.send({ type: "events-missed" });
+    expect(sim.effectsOf("list-dbs").map((e) => e.purpose)).toEqual(["rescan"]);
   });
 
   it("precheck: priority 0 now skips the start, a running compaction is adopted", () => {
@@ -96,13 +103,22 @@ describe("smoosh reducer examples", () => {
     expect(sim.outstanding).toHaveLength(1);
   });
 
-  it("max_info_requests bounds fetches; the rest wait, a full FIFO drops with a metric", () => {
+  it("max_info_requests bounds requests in flight (dbs travel 100 to a request); a full forced FIFO drops with a metric", () => {
     const sim = new Sim(configFrom({ smoosh: { ...base, max_info_requests: "2", max_pending_checks: "1" } }), () => bigDb(), [], () => [], T0);
-    for (const db of ["a", "b", "c", "d"]) sim.send({ type: "object-updated", object: { kind: "db", db } });
-    expect(sim.effectsOf("fetch-info").map((f) => f.object.db)).toEqual(["a", "b"]);
-    expect(sim.state.metrics.droppedAtCapacity).toBe(1);
+    // One burst (the shell coalesces a bulk write's events into one step): one batch, one request.
+    sim.send({ type: "objects-updated", updates: ["a", "b", "c", "d"].map((db) => ({ object: { kind: "db" as const, db }, count: 1 })) });
+    expect(sim.effectsOf("fetch-info").map((f) => f.object.db)).toEqual(["a", "b", "c", "d"]);
+    const views = ["v1", "v2", "v3"].map((v) => ({ kind: "view" as const, db: "e", ddoc: `_design/${v}` }));
+    for (const view of views) sim.send({ type: "object-updated", object: view });
+    // One request (the db batch) is out: room for one view request only.
+    expect(sim.effectsOf("fetch-info").filter((f) => f.object.kind === "view")).toHaveLength(1);
+    for (const db of ["f", "g"]) sim.send({ type: "object-updated", object: { kind: "db", db }, force: true });
+    expect(sim.state.metrics.droppedAtCapacity).toBe(1); // the forced FIFO holds one
     sim.answer(0, true);
-    expect(sim.effectsOf("fetch-info").map((f) => f.object.db)).toEqual(["a", "b", "c"]);
+    sim.answer(0, true);
+    sim.answer(0, true);
+    sim.answer(0, true); // the db batch has landed: a slot is free again
+    expect(sim.effectsOf("fetch-info").map((f) => (f.object.kind === "view" ? f.object.ddoc : f.object.db)).slice(5)).toEqual(["f"]);
   });
 
   it("a window closing suspends a strict channel's jobs and reopening resumes them; no start outside", () => {

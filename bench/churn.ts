@@ -1,0 +1,415 @@
+/**
+ * `npm run bench:churn`: does compaction keep up with steady churn, and at
+ * what request cost? The scenario of issue #8: 20 databases (q=1) of 2,000
+ * docs of ~300 bytes, then steady churn (batches of 200 updates into random
+ * dbs, back to back); the total `sizes.file` and `sizes.active` over the 20
+ * dbs are sampled every second.
+ *
+ * Rows, in one run: "no compaction" (the baseline), upholster with default
+ * settings, and with CHURN_COUCH_SMOOSH=1 CouchDB's own smoosh. Printed per
+ * row: mean and peak file, mean file/active, compactions, upholster's
+ * requests per db update (every request it makes, through a counting proxy;
+ * a db update is one bulk write), and the write amplification (bytes
+ * rewritten by compaction per byte the churn appended).
+ *
+ * upholster starts first, as a daemon that runs all along would have: the
+ * dbs are created and filled, and the churn begins once its channels have
+ * observed for `wait_secs` (30 s by default), which every row waits too.
+ *
+ * Where: against COUCHDB_URL (its own ken and smoosh must be off, e.g.
+ * `[ken] batch_channels = 0`, `[smoosh.*] concurrency = 0`), and always on
+ * the in-memory store on a virtual clock at the write rate CouchDB reached
+ * (or CHURN_MEMORY_BATCHES_PER_SEC, default 20).
+ *
+ *   CHURN_SECONDS (180)  churn length;  CHURN_DBS (20);  CHURN_DOCS (2000)
+ */
+import { request } from "undici";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createCouchStore } from "../src/adapters/couchdb-http/index.js";
+import { createMemoryStore, createRandom, type MemoryStore, type Random } from "../src/adapters/memory/index.js";
+import { createMemoryStatePort } from "../src/adapters/state/index.js";
+import { silentLogger } from "../src/adapters/logging/index.js";
+import type { CompactionObject, DocWrite, JobHandle, Store } from "../src/ports/store.js";
+import { createUpholster } from "../src/runtime/upholster.js";
+import { VirtualScheduler } from "../src/runtime/scheduler.js";
+
+const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
+const DBS = Number(process.env.CHURN_DBS ?? 20);
+const DOCS = Number(process.env.CHURN_DOCS ?? 2000);
+const BATCH = 200;
+const BODY = "x".repeat(250); // with ids and fields, ~300 bytes a doc
+/** Default `wait_secs` plus a second: every channel has finished observing. */
+const WAIT_MS = 31_000;
+
+interface Sample {
+  readonly fileBytes: number;
+  readonly activeBytes: number;
+}
+
+interface RowResult {
+  readonly who: string;
+  readonly samples: readonly Sample[];
+  readonly compactions: number;
+  readonly dbUpdates: number;
+  readonly requests: number | undefined;
+  readonly requestKinds: Readonly<Record<string, number>>;
+  readonly appendedBytes: number;
+  readonly rewrittenBytes: number;
+}
+
+// --- the churn itself, on any document store ------------------------------------------
+
+interface ChurnTarget {
+  bulk(db: string, docs: readonly DocWrite[]): Promise<readonly { id: string; rev?: string; ok: boolean }[]>;
+}
+
+class Churn {
+  private readonly revs = new Map<string, Map<string, string>>();
+  dbUpdates = 0;
+  constructor(
+    private readonly target: ChurnTarget,
+    readonly dbs: readonly string[],
+    private readonly random: Random,
+  ) {}
+
+  async fill(): Promise<void> {
+    for (const db of this.dbs) {
+      const revs = new Map<string, string>();
+      for (let start = 0; start < DOCS; start += 500) {
+        const docs = Array.from({ length: Math.min(500, DOCS - start) }, (_, i) => ({ _id: `doc-${start + i}`, n: 0, body: BODY }));
+        for (const r of await this.target.bulk(db, docs)) if (r.ok && r.rev !== undefined) revs.set(r.id, r.rev);
+      }
+      this.revs.set(db, revs);
+    }
+  }
+
+  /** One batch of 200 updates into a random db. */
+  async step(): Promise<void> {
+    const db = this.dbs[this.random.int(this.dbs.length)]!;
+    const revs = this.revs.get(db)!;
+    const ids = new Set<string>();
+    while (ids.size < Math.min(BATCH, DOCS)) ids.add(`doc-${this.random.int(DOCS)}`);
+    const docs = [...ids].map((id) => ({ _id: id, _rev: revs.get(id), n: this.dbUpdates, body: BODY }));
+    for (const r of await this.target.bulk(db, docs)) if (r.ok && r.rev !== undefined) revs.set(r.id, r.rev);
+    this.dbUpdates += 1;
+  }
+}
+
+const summarize = (row: RowResult): string[] => {
+  const files = row.samples.map((s) => s.fileBytes);
+  const meanFile = files.reduce((a, b) => a + b, 0) / Math.max(1, files.length);
+  const peakFile = Math.max(0, ...files);
+  const ratios = row.samples.map((s) => s.fileBytes / Math.max(1, s.activeBytes));
+  const meanRatio = ratios.reduce((a, b) => a + b, 0) / Math.max(1, ratios.length);
+  const perUpdate = row.requests === undefined ? "-" : (row.requests / Math.max(1, row.dbUpdates)).toFixed(3);
+  const amplification = row.appendedBytes > 0 ? (row.rewrittenBytes / row.appendedBytes).toFixed(2) : "-";
+  return [row.who, mb(meanFile), mb(peakFile), meanRatio.toFixed(1), String(row.compactions), String(row.dbUpdates), perUpdate, amplification];
+};
+
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
+
+const printTable = (title: string, rows: readonly RowResult[]): void => {
+  const header = ["who", "mean file", "peak file", "mean file/active", "compactions", "db updates", "requests/update", "write amplification"];
+  const lines = [header, ...rows.map(summarize)];
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  console.log(`\n${title}`);
+  for (const line of lines) console.log(`| ${line.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`);
+  for (const row of rows) {
+    if (Object.keys(row.requestKinds).length > 0) console.log(`  ${row.who} requests: ${JSON.stringify(row.requestKinds)}`);
+  }
+  const base = rows.find((r) => r.who === "no compaction");
+  for (const row of rows) {
+    if (row === base || base === undefined) continue;
+    const peak = (r: RowResult) => Math.max(0, ...r.samples.map((s) => s.fileBytes));
+    console.log(`  ${row.who}: peak file ${(peak(row) / Math.max(1, peak(base))).toFixed(3)}x the baseline's`);
+  }
+};
+
+// --- the memory store, on a virtual clock -------------------------------------------
+
+/** Counts every port call the daemon makes (its "requests"). */
+function countingStore(store: Store, counts: Record<string, number>): Store {
+  const count = (kind: string) => (counts[kind] = (counts[kind] ?? 0) + 1);
+  const wrap = <A extends unknown[], R>(kind: string, fn: (...args: A) => Promise<R>) => (...args: A) => {
+    count(kind);
+    return fn(...args);
+  };
+  return delegate(store, {
+    listDbs: wrap("listDbs", () => store.listDbs()),
+    dbInfo: wrap("dbInfo", (db: string) => store.dbInfo(db)),
+    dbInfos: wrap("dbInfos", (dbs: readonly string[]) => store.dbInfos!(dbs)),
+    designDocs: wrap("designDocs", (db: string) => store.designDocs(db)),
+    viewIndexInfo: wrap("viewIndexInfo", (db: string, ddoc: string) => store.viewIndexInfo(db, ddoc)),
+    startJob: wrap("startJob", (object: CompactionObject) => store.startJob(object)),
+    attachJob: wrap("attachJob", (object: CompactionObject) => store.attachJob(object)),
+  });
+}
+
+/** Every Store method of `store`, bound to it (adapters are class instances: spreading loses methods), with overrides. */
+const delegate = (store: Store, overrides: Partial<Store>): Store => ({
+  listDbs: () => store.listDbs(),
+  dbInfo: (db) => store.dbInfo(db),
+  ...(store.dbInfos !== undefined ? { dbInfos: (dbs: readonly string[]) => store.dbInfos!(dbs) } : {}),
+  designDocs: (db) => store.designDocs(db),
+  viewIndexInfo: (db, ddoc) => store.viewIndexInfo(db, ddoc),
+  startJob: (object) => store.startJob(object),
+  attachJob: (object) => store.attachJob(object),
+  ensureDb: (db) => store.ensureDb(db),
+  getDoc: (db, id) => store.getDoc(db, id),
+  bulkDocs: (db, docs) => store.bulkDocs(db, docs),
+  changes: (db, query) => store.changes(db, query),
+  currentSeq: (db) => store.currentSeq(db),
+  ...overrides,
+});
+
+/** Records each compaction's rewritten bytes (the db's size after it) and counts them. */
+function jobWatcher(store: Store, sizeAfter: (object: CompactionObject) => Promise<number>) {
+  const stats = { compactions: 0, rewrittenBytes: 0 };
+  const watch = (object: CompactionObject, handle: JobHandle): JobHandle => {
+    stats.compactions += 1;
+    void handle.done.then(async (outcome) => {
+      if (outcome.ok) stats.rewrittenBytes += await sizeAfter(object);
+    });
+    return handle;
+  };
+  return {
+    stats,
+    store: delegate(store, {
+      startJob: async (object) => watch(object, await store.startJob(object)),
+      attachJob: async (object) => watch(object, await store.attachJob(object)),
+    }),
+  };
+}
+
+async function memoryRow(who: "no compaction" | "upholster", batchesPerSec: number): Promise<RowResult> {
+  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 23) });
+  const store: MemoryStore = createMemoryStore({ scheduler, autoIndexDelayMs: false });
+  const counts: Record<string, number> = {};
+  const watcher = jobWatcher(countingStore(store, counts), async (object) => (await store.dbInfo(object.db))?.activeBytes ?? 0);
+  const upholster =
+    who === "upholster"
+      ? createUpholster({ store: watcher.store, events: store.createEventSource(), scheduler, logger: silentLogger, config: {} })
+      : undefined;
+  await upholster?.start();
+  const startedAtMs = scheduler.nowMs();
+  const dbs = Array.from({ length: DBS }, (_, i) => `churn-${i}`);
+  for (const db of dbs) store.createDb(db);
+  const churn = new Churn({ bulk: async (db, docs) => store.writeDocs(db, docs) }, dbs, createRandom(42));
+  await churn.fill();
+  await scheduler.advanceToAsync(startedAtMs + WAIT_MS);
+  for (const key of Object.keys(counts)) delete counts[key]; // the cost of the churn, not of the setup
+  const appendedBefore = store.totals().dbAppendedBytes;
+  const samples: Sample[] = [];
+  const stepMs = 1000 / batchesPerSec;
+  let nextSampleMs = scheduler.nowMs() + 1000;
+  const endMs = scheduler.nowMs() + SECONDS * 1000;
+  while (scheduler.nowMs() < endMs) {
+    await churn.step();
+    await scheduler.advanceByAsync(stepMs, 1);
+    if (scheduler.nowMs() >= nextSampleMs) {
+      const t = store.totals();
+      samples.push({ fileBytes: t.dbFileBytes, activeBytes: t.dbActiveBytes });
+      nextSampleMs += 1000;
+    }
+  }
+  await upholster?.stop();
+  const requests = Object.values(counts).reduce((a, b) => a + b, 0);
+  return {
+    who,
+    samples,
+    compactions: watcher.stats.compactions,
+    dbUpdates: churn.dbUpdates,
+    requests: who === "upholster" ? requests : undefined,
+    requestKinds: counts,
+    appendedBytes: store.totals().dbAppendedBytes - appendedBefore,
+    rewrittenBytes: watcher.stats.rewrittenBytes,
+  };
+}
+
+// --- CouchDB, on real time ------------------------------------------------------------------
+
+interface CouchTarget {
+  readonly base: string;
+  readonly auth: string | undefined;
+}
+
+const couchTarget = (url: string): CouchTarget => {
+  const parsed = new URL(url);
+  const auth = parsed.username === "" ? undefined : `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")}`;
+  parsed.username = "";
+  parsed.password = "";
+  return { base: parsed.toString().replace(/\/$/, ""), auth };
+};
+
+async function couch(target: CouchTarget, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await request(`${target.base}${path}`, {
+    method: method as "GET",
+    headers: { "content-type": "application/json", ...(target.auth !== undefined ? { authorization: target.auth } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 400 && res.statusCode !== 404 && res.statusCode !== 412) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+  return text === "" ? undefined : JSON.parse(text);
+}
+
+interface DbsInfoRow {
+  readonly key: string;
+  readonly info?: { readonly sizes: { readonly file: number; readonly active: number } };
+}
+
+async function sampleCouch(target: CouchTarget, dbs: readonly string[]): Promise<Sample & { perDb: Map<string, Sample> }> {
+  const rows = (await couch(target, "POST", "/_dbs_info", { keys: dbs })) as DbsInfoRow[];
+  let fileBytes = 0;
+  let activeBytes = 0;
+  const perDb = new Map<string, Sample>();
+  for (const row of rows) {
+    const sizes = row.info?.sizes;
+    if (sizes === undefined) continue;
+    fileBytes += sizes.file;
+    activeBytes += sizes.active;
+    perDb.set(row.key, { fileBytes: sizes.file, activeBytes: sizes.active });
+  }
+  return { fileBytes, activeBytes, perDb };
+}
+
+/** An HTTP proxy that counts upholster's requests by kind, so its cost is measured from outside. */
+async function countingProxy(target: CouchTarget): Promise<{ url: string; counts: Record<string, number>; close(): Promise<void> }> {
+  const upstream = new URL(target.base);
+  const counts: Record<string, number> = {};
+  const kindOf = (method: string, path: string): string => {
+    const p = path.split("?")[0]!;
+    if (p === "/_dbs_info") return "POST /_dbs_info";
+    if (p === "/_db_updates") return "GET /_db_updates (feed)";
+    if (p === "/_active_tasks") return "GET /_active_tasks";
+    if (p === "/_all_dbs") return "GET /_all_dbs";
+    if (/\/_compact/.test(p)) return "POST _compact";
+    if (/\/_all_docs/.test(p)) return "GET _all_docs (design docs)";
+    if (/\/_design\/[^/]+\/_info$/.test(p)) return "GET _design/_info";
+    if (/^\/[^/_][^/]*$/.test(p)) return `${method} /{db}`;
+    return `${method} other`;
+  };
+  const server: Server = createServer((req, res) => {
+    const kind = kindOf(req.method ?? "GET", req.url ?? "/");
+    counts[kind] = (counts[kind] ?? 0) + 1;
+    const out = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const withAuth = new URL(`http://127.0.0.1:${port}`);
+  const original = new URL(process.env.COUCHDB_URL!);
+  withAuth.username = original.username;
+  withAuth.password = original.password;
+  return {
+    url: withAuth.toString(),
+    counts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const SMOOSH_DB_CHANNELS = ["ratio_dbs", "slack_dbs", "upgrade_dbs"];
+
+async function setCouchSmoosh(target: CouchTarget, concurrency: string): Promise<string[]> {
+  const before: string[] = [];
+  for (const channel of SMOOSH_DB_CHANNELS) {
+    before.push((await couch(target, "PUT", `/_node/_local/_config/smoosh.${channel}/concurrency`, concurrency)) as string);
+  }
+  return before;
+}
+
+async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" | "CouchDB's smoosh"): Promise<RowResult> {
+  const tag = who === "upholster" ? "u" : who === "no compaction" ? "n" : "s";
+  const dbs = Array.from({ length: DBS }, (_, i) => `churn_${tag}_${Date.now().toString(36)}_${i}`);
+  const proxy = who === "upholster" ? await countingProxy(target) : undefined;
+  const handle = proxy === undefined ? undefined : createCouchStore({ url: proxy.url, logger: silentLogger, state: createMemoryStatePort() });
+  const sizes = new Map<string, Sample>();
+  const watcher = handle === undefined ? undefined : jobWatcher(handle.store, async (object) => sizes.get(object.db)?.activeBytes ?? 0);
+  const upholster =
+    handle === undefined || watcher === undefined
+      ? undefined
+      : createUpholster({ store: watcher.store, events: handle.events, logger: silentLogger, config: {} });
+  const smooshBefore = who === "CouchDB's smoosh" ? await setCouchSmoosh(target, "1") : undefined;
+  await upholster?.start();
+  const startedAtMs = Date.now();
+  for (const db of dbs) await couch(target, "PUT", `/${db}?q=1`);
+  const churn = new Churn(
+    { bulk: async (db, docs) => (await couch(target, "POST", `/${db}/_bulk_docs`, { docs })) as { id: string; rev?: string; ok: boolean }[] },
+    dbs,
+    createRandom(42),
+  );
+  await churn.fill();
+  await new Promise((r) => setTimeout(r, Math.max(0, startedAtMs + WAIT_MS - Date.now())));
+  if (proxy !== undefined) for (const key of Object.keys(proxy.counts)) delete proxy.counts[key]; // the churn's cost, not the setup's
+  const first = await sampleCouch(target, dbs);
+  const samples: Sample[] = [];
+  let running = true;
+  let appendedBytes = 0;
+  const sampler = (async () => {
+    let last = first;
+    while (running) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await sampleCouch(target, dbs);
+      for (const [db, s] of now.perDb) {
+        sizes.set(db, s);
+        const before = last.perDb.get(db);
+        // Growth between samples is appended bytes; a fall is a compaction (not counted here).
+        if (before !== undefined && s.fileBytes > before.fileBytes) appendedBytes += s.fileBytes - before.fileBytes;
+      }
+      last = now;
+      samples.push(now);
+    }
+  })();
+  const endMs = Date.now() + SECONDS * 1000;
+  while (Date.now() < endMs) await churn.step();
+  running = false;
+  await sampler;
+  await upholster?.stop();
+  await handle?.close();
+  await proxy?.close();
+  if (smooshBefore !== undefined) await setCouchSmoosh(target, smooshBefore[0] ?? "0");
+  for (const db of dbs) await couch(target, "DELETE", `/${db}`);
+  const requestKinds = proxy?.counts ?? {};
+  // The continuous _db_updates feed is one long request, not a per-update cost; kept in the breakdown.
+  const requests = proxy === undefined ? undefined : Object.values(requestKinds).reduce((a, b) => a + b, 0);
+  return {
+    who,
+    samples,
+    compactions: watcher?.stats.compactions ?? 0,
+    dbUpdates: churn.dbUpdates,
+    requests,
+    requestKinds,
+    appendedBytes,
+    rewrittenBytes: watcher?.stats.rewrittenBytes ?? 0,
+  };
+}
+
+// --- main ------------------------------------------------------------------------------------------
+
+console.log(`bench:churn: ${DBS} dbs x ${DOCS} docs, batches of ${BATCH} updates back to back for ${SECONDS} s; defaults for upholster`);
+let memoryRate = Number(process.env.CHURN_MEMORY_BATCHES_PER_SEC ?? 20);
+const url = process.env.COUCHDB_URL;
+if (url !== undefined && url !== "") {
+  const target = couchTarget(url);
+  const rows: RowResult[] = [];
+  rows.push(await couchRow(target, "no compaction"));
+  rows.push(await couchRow(target, "upholster"));
+  if (process.env.CHURN_COUCH_SMOOSH === "1") rows.push(await couchRow(target, "CouchDB's smoosh"));
+  printTable(`CouchDB at ${target.base}`, rows);
+  if (process.env.CHURN_MEMORY_BATCHES_PER_SEC === undefined) memoryRate = rows[0]!.dbUpdates / SECONDS;
+} else {
+  console.log("CouchDB: skipped (COUCHDB_URL not set)");
+}
+const memoryRows = [await memoryRow("no compaction", memoryRate), await memoryRow("upholster", memoryRate)];
+printTable(`memory store, virtual clock, ${memoryRate.toFixed(1)} batches/s`, memoryRows);
