@@ -29,6 +29,42 @@ export { createDbUpdatesService, dbUpdatesSubsystem, type DbUpdatesSubsystem } f
 export { createLocalAuthenticator, createCouchDbAuthenticator, type Authenticator } from "./http/auth/index.js";
 export { createGuard, UnprotectedServerError, ADMIN_ONLY, STATUS, PUBLIC, dbReader, type Guard, type DbSecurity, type Access } from "./http/auth/index.js";
 
+// --- background indexing (ken, the CouchDB 4 index builder) ---------------------
+export { createIndexingDaemon, type IndexingDaemon, type IndexingDaemonOptions, type DeployAnswer } from "./runtime/indexing/daemon.js";
+export { indexingSubsystem, type IndexingSubsystem, type IndexingSubsystemOptions } from "./runtime/indexing/subsystem.js";
+export { tapViewQueries, type QueryTap } from "./runtime/indexing/query-tap.js";
+export type { IndexLag } from "./runtime/indexing/lag.js";
+export {
+  decodeIndexingConfig,
+  defaultIndexingConfig,
+  initIndexing,
+  step as indexingStep,
+  indexingStatus,
+  shouldStartJob,
+  viewIndexesOf,
+  namedIndexesOf,
+  type IndexingConfig,
+  type IndexingStatus,
+  type IndexStatus,
+  type IndexingMetrics,
+  type IndexingEvent,
+  type IndexingEffect,
+  type IndexSpec,
+  type IndexProgress,
+  type ListedDesignDoc,
+} from "./core/indexing/index.js";
+export { createMemoryViewsBackend, type MemoryViewsBackendOptions } from "./adapters/memory/indexing/views-backend.js";
+export {
+  createCouchIndexBackends,
+  couchViewsBackend,
+  couchFullTextBackend,
+  DREYFUS,
+  NOUVEAU,
+  type CouchIndexBackends,
+  type CouchIndexBackendsOptions,
+} from "./adapters/couchdb-http/indexing/index.js";
+export type { IndexBackend, BuildOptions, BuildResult } from "./ports/index-backend.js";
+
 // --- configuration --------------------------------------------------------------
 export { loadConfig, decodeConfig, formatConfigProblem, type UpholsterConfig, type ConfigProblem, type LoadConfigOptions } from "./config/load.js";
 export { parseIniText, mergeIni } from "./config/ini-file.js";

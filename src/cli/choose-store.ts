@@ -18,6 +18,10 @@ import { prepareDemo, type PreparedDemo } from "./demo.js";
 import { createCouchDbAuthenticator, createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
 import { mergeIni } from "../config/ini-file.js";
 import type { RunAdmin } from "./first-run.js";
+import type { IndexingSubsystemOptions } from "../runtime/indexing/subsystem.js";
+import { tapViewQueries, type QueryTap } from "../runtime/indexing/query-tap.js";
+import { createCouchIndexBackends } from "../adapters/couchdb-http/indexing/index.js";
+import { clusteredDbOf } from "../adapters/couchdb-http/shards.js";
 
 export interface StoreChoiceOptions {
   readonly config: UpholsterConfig;
@@ -43,6 +47,10 @@ export interface StoreChoice {
   authenticator(runAdmin?: RunAdmin): Promise<Authenticator>;
   /** Extra status entries (`couchdb`: server health, event mode, request counts) for `/_upholster/status`. */
   readonly subsystems: readonly Subsystem[];
+  /** How background indexing builds on this store: CouchDB's backends over HTTP; the memory store's own views by default. */
+  readonly indexing: IndexingSubsystemOptions;
+  /** View queries served by upholster (the memory store), reported to the indexer once it exists (queried indexes go first). */
+  readonly queryTap?: QueryTap;
   /** Release the store's resources (connections) after upholster stopped. */
   close(): Promise<void>;
 }
@@ -60,6 +68,8 @@ export async function chooseStore(options: StoreChoiceOptions): Promise<StoreCho
 function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
   const { scheduler, logger } = options;
   const store = createMemoryStore({ scheduler });
+  const views = viewStoreOf(store);
+  const queryTap = views === undefined ? undefined : tapViewQueries(views);
   return {
     describe: () => "memory (in-process; data is lost on exit)",
     store,
@@ -70,7 +80,10 @@ function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
       return createLocalAuthenticator({ config, clock: scheduler, logger });
     },
     // CouchDB's document API over the embedded store (against CouchDB, CouchDB serves it).
-    subsystems: [documentsSubsystem({ api: createMemoryDocumentApi({ store, timers: scheduler }), views: viewStoreOf(store), clock: scheduler })],
+    subsystems: [documentsSubsystem({ api: createMemoryDocumentApi({ store, timers: scheduler }), views: queryTap?.views, clock: scheduler })],
+    indexing: {},
+    ...(queryTap !== undefined ? { queryTap } : {}),
+    // Ends the store's sandbox worker (its views' map functions).
     close: async () => store.close(),
   };
 }
@@ -96,6 +109,15 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     forcePolling: settings.forcePolling,
     ddocChecks: { minIntervalMs: settings.ddocCheckIntervalMs, maxIntervalMs: Math.max(settings.ddocCheckIntervalMs, settings.ddocCheckMaxIntervalMs) },
   });
+  // Views (and search, nouveau where the server has them) are built over HTTP, with their own client.
+  const indexBackends = createCouchIndexBackends({
+    url,
+    auth: settings.sessionAuth ? sessionAuthFrom(url) : undefined,
+    ca,
+    logger: logger.child?.({ store: "couchdb" }) ?? logger,
+    scheduler,
+    retry: { retries: settings.retries },
+  });
   return {
     describe: () => `couchdb ${server} (granularity ${settings.granularity}; events: ${handle.events.status().mode})`,
     store: handle.store,
@@ -103,7 +125,11 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     // The client's own credentials are forwarded to CouchDB's `/_session`: upholster's URL credentials are not used.
     authenticator: async () => createCouchDbAuthenticator({ couchdbUrl: server, clock: scheduler }),
     subsystems: [couchStatusSubsystem(handle)],
-    close: () => handle.close(),
+    indexing: { backends: indexBackends.backends, dbNameOf: clusteredDbOf },
+    close: async () => {
+      await handle.close();
+      await indexBackends.close();
+    },
   };
 }
 

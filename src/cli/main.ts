@@ -9,6 +9,7 @@ import { LOG_LEVELS } from "../ports/shell.js";
 import { UPHOLSTER_VERSION } from "../version.js";
 import { runCommand, type RunFlags } from "./run.js";
 import { fetchStatusText, StatusUsageError } from "./status.js";
+import { deployDdocCommand, type DeployFlags } from "./deploy-ddoc.js";
 import { DEFAULT_PORT, LOG_FORMATS } from "../config/upholster-section.js";
 import { usageExitCode } from "./usage.js";
 
@@ -32,7 +33,7 @@ const untilSignal = (): Promise<string> =>
   });
 
 const program = new Command("upholster")
-  .description("Maintenance companion for CouchDB-style databases: auto-compaction (smoosh), db updates feed")
+  .description("Maintenance companion for CouchDB-style databases: auto-compaction (smoosh), db updates feed, background indexing (ken)")
   .version(UPHOLSTER_VERSION)
   .showHelpAfterError()
   // Throw instead of exiting with commander's 1; set before the subcommands, which inherit it.
@@ -67,6 +68,29 @@ program
   .action(async (options: { url: string; json?: boolean }) => {
     try {
       terminal.out(await fetchStatusText(options));
+    } catch (error) {
+      terminal.err(`upholster: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = error instanceof StatusUsageError ? 2 : 1;
+    }
+  });
+
+program
+  .command("deploy-ddoc")
+  .description("stage a new version of a design doc in a running upholster: its indexes are built in the background, then it is swapped in")
+  .option("--url <url>", "upholster's HTTP address (a server admin in it: http://NAME:PASSWORD@host:port)", `http://127.0.0.1:${DEFAULT_PORT}`)
+  .option("--db <db>", "the database")
+  .option("--file <file>", "the design doc, as JSON")
+  .option("--ddoc <name>", "its id (default: the file's _id)")
+  .option("--detach", "start it and return; upholster carries on")
+  .option("--cancel", "cancel the deploy of --ddoc (its stage is removed)")
+  .action(async (options: DeployFlags) => {
+    // Interrupted: the deploy goes on in upholster; the same command follows it again.
+    process.once("SIGINT", () => {
+      terminal.err("upholster: stopped following; the deploy goes on in upholster (run the same command to follow it, --cancel to stop it)");
+      process.exit(130);
+    });
+    try {
+      process.exitCode = await deployDdocCommand(options, { out: terminal.out, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
     } catch (error) {
       terminal.err(`upholster: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = error instanceof StatusUsageError ? 2 : 1;

@@ -106,7 +106,9 @@ export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopp
     http: { port: config.upholster.port, host: config.upholster.bindAddress, authenticator },
     // `state`: what the feed knows of each db survives restarts, so events lost while upholster was down are recovered.
     subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, config: config.ini, logger, authenticator, state }), ...choice.subsystems],
+    indexing: choice.indexing,
   });
+  choice.queryTap?.connect((db, ddoc) => upholster.indexing.noteQuery(db, ddoc));
   demo?.prefill();
   const started = await start(upholster, choice, terminal);
   if (started !== 0) return started;

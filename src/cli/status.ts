@@ -7,6 +7,7 @@ import * as t from "io-ts";
 import { isLeft } from "fp-ts/lib/Either.js";
 import { describeErrors } from "../http/body.js";
 import { renderTable } from "./table.js";
+import { renderIndexingStatus } from "./indexing-status.js";
 
 const Count = t.number;
 const SmooshStatusBodyC = t.type({
@@ -27,7 +28,7 @@ export interface StatusOptions {
 }
 
 /** fetch() refuses URLs with user:password; move them into a Basic Authorization header. */
-function splitCredentials(url: string): { base: string; headers: Record<string, string> } {
+export function splitCredentials(url: string): { base: string; headers: Record<string, string> } {
   const headers: Record<string, string> = { Accept: "application/json" };
   let parsed: URL;
   try {
@@ -74,5 +75,16 @@ export async function fetchStatusText(options: StatusOptions): Promise<string> {
   if (isLeft(decoded)) throw new Error(`unexpected status from ${base}: ${describeErrors(decoded.left)}`);
   if (options.json === true) return JSON.stringify(decoded.right, null, 2);
   const rows = Object.entries(decoded.right.channels).map(([name, c]) => [name, c.active, c.starting, c.waiting.size, c.waiting.min, c.waiting.max]);
-  return renderTable(["channel", "active", "starting", "waiting", "min", "max"], rows);
+  const indexing = await fetchIndexingText(base, headers);
+  return [renderTable(["channel", "active", "starting", "waiting", "min", "max"], rows), ...(indexing === undefined ? [] : ["", indexing])].join("\n");
+}
+
+/** upholster's indexing status, when the server is an upholster (CouchDB has no `/_upholster/status`: nothing). */
+async function fetchIndexingText(base: string, headers: Record<string, string>): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${base}/_upholster/status`, { headers });
+    return response.ok ? renderIndexingStatus(await response.json()) : undefined;
+  } catch {
+    return undefined;
+  }
 }

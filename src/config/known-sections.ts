@@ -10,6 +10,7 @@
  */
 import { decodeSmooshConfig } from "../core/compaction/index.js";
 import { decodeDbUpdatesConfig } from "../core/db-updates/config.js";
+import { decodeIndexingConfig } from "../core/indexing/index.js";
 import type { IniSections } from "../core/shared/ini.js";
 import { decodeCouchSettings } from "./couchdb-section.js";
 import { COUCHDB_KEYS, COUCHDB_ONLY_SECTIONS, COUCHDB_SECTION_PATTERNS } from "./couchdb-sections.js";
@@ -41,6 +42,7 @@ const DECODED: readonly KeysBySection[] = [
   decodedBy((ini) => decodeDbUpdatesConfig(ini)), // [global_changes]
   decodedBy(decodeUpholsterSettings), // [upholster]
   decodedBy(decodeCouchSettings), // [couchdb]
+  decodedBy(decodeIndexingConfig), // [ken], [fabric] index_updater_*
 ];
 
 /** `[smoosh.<channel>]` for any channel name: the keys a configured channel is read for. */
@@ -48,7 +50,7 @@ const CHANNEL_KEYS: ReadonlySet<string> =
   keysReadBy(decodeSmooshConfig, { smoosh: { db_channels: PROBE_CHANNEL } }).get(`${CHANNEL_SECTION_PREFIX}${PROBE_CHANNEL}`) ?? new Set();
 
 /** Sections whose keys are names (of dbs, of users): any key. */
-const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins"];
+const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins", "ken.ignore", "query_servers", "native_query_servers"];
 
 /** Sections a subsystem will decode soon; quiet until it registers its keys in `DECODED`. */
 const COMING_SECTIONS = ["hastings"];

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { isLeft, left, right, type Either } from "fp-ts/lib/Either.js";
 import { decodeDbUpdatesConfig } from "../core/db-updates/config.js";
 import { decodeSmooshConfig, type SmooshConfig } from "../core/compaction/index.js";
+import { decodeIndexingConfig, type IndexingConfig } from "../core/indexing/index.js";
 import { formatConfigError, type ConfigError, type IniSections } from "../core/shared/ini.js";
 import { mergeIni, parseIniText } from "./ini-file.js";
 import { decodeUpholsterSettings, type UpholsterSettings } from "./upholster-section.js";
@@ -22,6 +23,8 @@ export interface UpholsterConfig {
   readonly upholster: UpholsterSettings;
   /** `[couchdb]`: the server to maintain (url undefined: the in-memory store). */
   readonly couchdb: CouchSettings;
+  /** `[ken]`, `[ken.ignore]`, `[fabric] index_updater_*`: background indexing. */
+  readonly indexing: IndexingConfig;
   /** Unknown keys and sections, each once, with the nearest known name: logged at start, never fatal. */
   readonly warnings: readonly ConfigWarning[];
 }
@@ -43,15 +46,17 @@ export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterC
   // The feed decodes [global_changes] itself (falling back per key, so an
   // embedder's bad key never stops it); at the CLI a bad value is refused like any other.
   const globalChanges = decodeDbUpdatesConfig(ini).errors;
+  const indexing = decodeIndexingConfig(ini);
   const errors = [
     ...(isLeft(smoosh) ? smoosh.left : []),
+    ...(isLeft(indexing) ? indexing.left : []),
     ...(isLeft(upholster) ? upholster.left : []),
     ...(isLeft(couchdb) ? couchdb.left : []),
     ...globalChanges,
   ];
-  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || globalChanges.length > 0) return left(errors);
+  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || isLeft(indexing) || globalChanges.length > 0) return left(errors);
   const warnings = unknownKeyWarnings(ini, smoosh.right);
-  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right, warnings });
+  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right, indexing: indexing.right, warnings });
 }
 
 export interface LoadConfigOptions {

@@ -24,6 +24,8 @@ import { errorText } from "../core/shared/error-text.js";
 import { createPinoLogger } from "../adapters/logging/index.js";
 import type { CompactionDaemon } from "./compaction/daemon.js";
 import { compactionSubsystem } from "./compaction/subsystem.js";
+import { indexingSubsystem, type IndexingSubsystemOptions } from "./indexing/subsystem.js";
+import type { IndexingDaemon } from "./indexing/daemon.js";
 import { realScheduler } from "./scheduler.js";
 import type { Subsystem } from "./subsystem.js";
 
@@ -47,6 +49,13 @@ export interface UpholsterOptions {
    * `dbUpdatesSubsystem`), as ken and hastings will be.
    */
   readonly subsystems?: readonly Subsystem[];
+  /**
+   * Background indexing (ken), configured by `[ken]` and `[fabric]
+   * index_updater_*`: on by default. Its backends: the store's own views
+   * when it has a view engine (the memory store), plus `backends` (CouchDB's:
+   * `createCouchIndexBackends`); more with `upholster.indexing.registerBackend`.
+   */
+  readonly indexing?: IndexingSubsystemOptions;
 }
 
 export interface HttpOptions {
@@ -84,6 +93,8 @@ export interface Upholster {
   httpAddress(): HttpAddress | undefined;
   /** The compaction daemon itself, for finer control (jobs, whenIdle, reconfigure). */
   readonly smoosh: CompactionDaemon;
+  /** The background indexer: registerBackend, enqueue, prioritize, lag, deploy, status. */
+  readonly indexing: IndexingDaemon;
 }
 
 /** Thrown by createUpholster for INI sections that do not decode; `errors` names each section, key and value. */
@@ -103,9 +114,11 @@ export function createUpholster(options: UpholsterOptions): Upholster {
   const compaction = compactionSubsystem({ store, scheduler, config: config.smoosh, logger, state: options.state });
   const smoosh = compaction.daemon;
 
-  // The subsystems: compaction, then what the caller adds (the db updates feed
-  // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`; ken, hastings later).
-  const subsystems: Subsystem[] = [compaction, ...(options.subsystems ?? [])];
+  const indexing = indexingSubsystem({ store, scheduler, config: config.indexing, logger, state: options.state, ...options.indexing });
+
+  // The subsystems: compaction, indexing, then what the caller adds (the db updates feed
+  // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`; hastings later).
+  const subsystems: Subsystem[] = [compaction, indexing, ...(options.subsystems ?? [])];
 
   let running = false;
   let http: HttpServer | undefined;
@@ -185,6 +198,7 @@ export function createUpholster(options: UpholsterOptions): Upholster {
     flush: () => smoosh.flush(),
     httpAddress: () => http?.address(),
     smoosh,
+    indexing: indexing.daemon,
   };
 }
 

@@ -36,7 +36,10 @@ describe("upholster CLI", () => {
 
     const status = upholster(["status", "--url", url]);
     expect(await status.exited).toBe(0);
-    const lines = status.stdout.trim().split("\n");
+    // The channels' table, then (after a blank line) the indexing status.
+    const [channelTable = "", indexing = ""] = status.stdout.trim().split("\n\n");
+    expect(indexing).toMatch(/^indexing \(catch-up\): 0 pending/);
+    const lines = channelTable.split("\n");
     expect(lines[0]).toMatch(/^channel\s+active\s+starting\s+waiting\s+min\s+max$/);
     const names = lines.slice(1).map((line) => line.split(/\s+/)[0]);
     expect(names.sort()).toEqual(["index_cleanup", "ratio_dbs", "ratio_views", "slack_dbs", "slack_views", "upgrade_dbs", "upgrade_views"]);
