@@ -219,9 +219,9 @@ export const pumpBackgroundChecks = (d: Draft): void => {
 /**
  * A request for dbs that goes out anyway (a check batch, a precheck) carries
  * every other waiting db up to 100, due yet or not: `_dbs_info` answers 100
- * names for the price of one, so their next look costs nothing. Runs last in a
- * step, when every db request of the step is known (the shell sends a step's db
- * infos together, 100 to a request).
+ * names for the price of one, so their next look costs no request. Runs last
+ * in a step, when every db request of the step is known (the shell sends a
+ * step's db infos together, 100 to a request).
  */
 export const rideAlong = (d: Draft): void => {
   const inStep = new Set(d.effects.flatMap((e) => (e.type === "fetch-info" && e.object.kind === "db" ? [e.object.db] : [])));

@@ -68,6 +68,42 @@ const HORIZON_UPDATES = 1 << 24;
  */
 export const updatesUntilWorthIt = (channels: readonly ChannelConfig[], info: SizedInfo, growth: Growth): number => {
   if (worthIt(channels, info)) return 0;
+  const guess = closedFormGuess(channels, info, growth);
+  // The closed form is exact for the plain thresholds; the rule itself confirms it (quantization,
+  // max_size, max_priority or min_changes can move the answer), else the search decides.
+  if (guess !== undefined && worthIt(channels, projectInfo(info, growth, guess)) && !worthIt(channels, projectInfo(info, growth, guess - 1))) return guess;
+  if (guess === NEVER && !worthIt(channels, projectInfo(info, growth, HORIZON_UPDATES))) return NEVER;
+  return searchUpdates(channels, info, growth);
+};
+
+/**
+ * The first update count at which a ratio or slack channel's size and
+ * priority thresholds are both passed, from the linear projection: a few
+ * divisions instead of a search (this runs for every check answer).
+ * Undefined when a channel kind has no closed form (upgrade).
+ */
+const closedFormGuess = (channels: readonly ChannelConfig[], info: SizedInfo, growth: Growth): number | undefined => {
+  let best = NEVER;
+  for (const channel of channels) {
+    if (channel.priority === "upgrade") return undefined;
+    const sizeN = firstAbove(info.fileBytes, growth.fileBytesPerUpdate, channel.minSizeBytes);
+    const priorityN =
+      channel.priority === "ratio"
+        ? firstAbove(info.fileBytes - channel.minPriority * info.activeBytes, growth.fileBytesPerUpdate - channel.minPriority * growth.activeBytesPerUpdate, 0)
+        : firstAbove(info.fileBytes - info.activeBytes, growth.fileBytesPerUpdate - growth.activeBytesPerUpdate, channel.minPriority);
+    best = Math.min(best, Math.max(sizeN, priorityN, 1));
+  }
+  return best > HORIZON_UPDATES ? NEVER : best;
+};
+
+/** The smallest n >= 0 with `start + perUpdate * n > threshold` (NEVER if it does not grow past it). */
+const firstAbove = (start: number, perUpdate: number, threshold: number): number => {
+  if (start > threshold) return 0;
+  if (perUpdate <= 0) return NEVER;
+  return Math.floor((threshold - start) / perUpdate) + 1;
+};
+
+const searchUpdates = (channels: readonly ChannelConfig[], info: SizedInfo, growth: Growth): number => {
   let high = 1;
   while (high <= HORIZON_UPDATES && !worthIt(channels, projectInfo(info, growth, high))) high *= 2;
   if (high > HORIZON_UPDATES) return NEVER;

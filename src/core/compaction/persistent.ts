@@ -10,44 +10,50 @@ type Tree<K, V> = createRBTree.Tree<K, V>;
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** An immutable string-keyed map. */
+/** One PMap entry in the hash trie. */
+interface MapEntry<V> extends Keyed {
+  readonly value: V;
+}
+
+/**
+ * An immutable string-keyed map on the hash trie (KeyedSet): get, set and
+ * delete walk about log32(n) small arrays with no string comparisons (it was
+ * a red-black tree keyed by string: a tenth of a simulation in compares).
+ */
 export class PMap<V> {
-  private constructor(private readonly tree: Tree<string, V>) {}
+  private constructor(private readonly set_: KeyedSet<MapEntry<V>>) {}
 
   static empty<V>(): PMap<V> {
-    return new PMap<V>(createRBTree<string, V>(compareStrings));
+    return new PMap<V>(KeyedSet.empty());
   }
 
   get size(): number {
-    return this.tree.length;
+    return this.set_.size;
   }
 
   get(key: string): V | undefined {
-    const it = this.tree.find(key);
-    return it.valid ? it.value : undefined;
+    return this.set_.get(key, hashString(key))?.value;
   }
 
   has(key: string): boolean {
-    return this.tree.find(key).valid;
+    return this.set_.get(key, hashString(key)) !== undefined;
   }
 
   set(key: string, value: V): PMap<V> {
-    const it = this.tree.find(key);
-    return new PMap(it.valid ? it.update(value) : this.tree.insert(key, value));
+    return new PMap(this.set_.put({ key, hash: hashString(key), value }));
   }
 
   delete(key: string): PMap<V> {
-    const it = this.tree.find(key);
-    return it.valid ? new PMap(it.remove()) : this;
+    const next = this.set_.delete(key, hashString(key));
+    return next === this.set_ ? this : new PMap(next);
   }
 
-  /** Entries in key order. */
+  /** Entries in key order (sorted here: callers are rare and want a stable order). */
   entries(): Array<[string, V]> {
-    const out: Array<[string, V]> = [];
-    this.tree.forEach((k, v) => {
-      out.push([k, v]);
-    });
-    return out;
+    return this.set_
+      .values()
+      .map((e): [string, V] => [e.key, e.value])
+      .sort(([a], [b]) => compareStrings(a, b));
   }
 }
 
