@@ -9,7 +9,7 @@
  * Dbs and other objects wait apart, so a batch of dbs is taken in O(log n).
  * Every structure is persistent and bounded.
  */
-import { BoundedFifo, TimedKeys } from "./persistent.js";
+import { BoundedFifo, TimedKeys } from "../shared/persistent.js";
 import type { CompactionObject } from "./types.js";
 
 export interface CheckQueues {

@@ -7,7 +7,7 @@
  * 100,000 dbs without views is not asked 100,000 times an hour.
  */
 import { backgroundCheck, forceCheck, noteBackgroundToken, takeToken } from "./checks.js";
-import { BoundedFifo } from "./persistent.js";
+import { BoundedFifo } from "../shared/persistent.js";
 import { bump, emit, log, update, type Draft, type PendingListing } from "./state.js";
 import type { DbName, ListPurpose } from "./types.js";
 

@@ -27,7 +27,7 @@
  * is a few array reads.
  */
 import createRBTree from "functional-red-black-tree";
-import { KeyedSet, hashString } from "./persistent.js";
+import { KeyedSet, hashString } from "../shared/persistent.js";
 
 /** One queued item. Never changed once made (old queue versions share it). */
 class Slot<V> {

@@ -24,7 +24,7 @@ import {
   startWhatCan,
 } from "./jobs.js";
 import { cleanupOf } from "./object.js";
-import { BoundedFifo, PMap, TimedKeys } from "./persistent.js";
+import { BoundedFifo, PMap, TimedKeys } from "../shared/persistent.js";
 import { restoreSnapshot, takeSnapshot } from "./persistence.js";
 import { emptyQueue } from "./queue.js";
 import { dropDb, applyConfig } from "./reconfigure.js";

@@ -10,7 +10,7 @@ import type { CheckBudget } from "./check-budget.js";
 import type { CheckQueues } from "./check-queues.js";
 import type { Watch } from "./check-schedule.js";
 import type { ChannelConfig, SmooshConfig } from "./config.js";
-import type { BoundedFifo, PMap, TimedKeys } from "./persistent.js";
+import type { BoundedFifo, PMap, TimedKeys } from "../shared/persistent.js";
 import type { PriorityQueue } from "./queue.js";
 import type { CompactionObject, DbName, ListPurpose, LogLevel, SmooshEffect, SmooshMetrics } from "./types.js";
 

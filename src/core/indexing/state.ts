@@ -5,7 +5,7 @@
  * (PMap, TimedKeys, BoundedFifo), so a step costs O(log n); the small ones
  * (builds running, inspections and deploys in flight) are plain copies.
  */
-import { BoundedFifo, PMap, TimedKeys } from "../compaction/persistent.js";
+import { BoundedFifo, PMap, TimedKeys } from "../shared/persistent.js";
 import { seedPrng, type PrngState } from "../shared/prng.js";
 import type { IndexingConfig } from "./config.js";
 import type { Deploy } from "./deploy.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { KeyedSet, hashString } from "../../../src/core/compaction/persistent.js";
+import { KeyedSet, hashString } from "../../../src/core/shared/persistent.js";
 import {
   emptyQueue,
   queueHas,

@@ -1,5 +1,5 @@
 /**
- * Small persistent (immutable, structure-sharing) collections on
+ * Small persistent (immutable, structure-sharing) collections for the cores (compaction, indexing), on
  * functional-red-black-tree (and one hash trie, KeyedSet), so the reducer can
  * return a new state per event in O(log n) instead of copying maps that hold
  * every database.
