@@ -7,8 +7,15 @@ import type { IncomingMessage } from "node:http";
 import type * as t from "io-ts";
 import { isLeft, left, right, type Either } from "fp-ts/lib/Either.js";
 
-/** Bodies are small commands; 64 KiB is generous. Larger -> 413. */
+/** Operator commands are small; 64 KiB is generous. Larger -> 413. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Document API requests (the embedded store's `PUT /{db}/{doc}`, `_bulk_docs`):
+ * CouchDB takes documents of up to 8 MB (`max_document_size`) and requests far
+ * larger; 64 MiB keeps a `_bulk_docs` of many documents possible and memory bounded.
+ */
+export const MAX_DOCUMENT_REQUEST_BYTES = 64 * 1024 * 1024;
 
 export interface HttpError {
   readonly status: number;

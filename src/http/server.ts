@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../ports/shell.js";
 import type { Guard } from "./auth/guard.js";
-import { MAX_BODY_BYTES, tooLarge } from "./body.js";
+import { MAX_DOCUMENT_REQUEST_BYTES, tooLarge } from "./body.js";
 import { answerClientError, DEFAULT_MAX_HEADER_BYTES } from "./client-error.js";
 import { canonicalNodePath } from "./node-routes.js";
 import { refuseExpectation, refuseMissingHost } from "./protocol-refusals.js";
@@ -50,7 +50,8 @@ export interface HttpServer {
 
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const host = options.host ?? "127.0.0.1";
-  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  // A first refusal by declared length, at the largest any route takes; each route's reader holds its own limit.
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_DOCUMENT_REQUEST_BYTES;
   const maxHeaderBytes = options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES;
   const logger = options.logger;
   const scope: RequestScope = { guard: options.guard };

@@ -1,6 +1,6 @@
 /**
- * JSON request bodies of the document routes: read with the server's limit
- * (body.ts), parsed, and refused when nested deeper than `MAX_JSON_DEPTH`
+ * JSON request bodies of the document routes: read with the document limit
+ * (body.ts, 64 MiB), parsed, and refused when nested deeper than `MAX_JSON_DEPTH`
  * (JSON.parse reads 20,000 `[` happily; echoing such a value back, or
  * storing it, would overflow the stack when it is written out again). Keys
  * in query strings (`keys=[[[...`) are held to the same depth.
@@ -8,7 +8,7 @@
 import type { IncomingMessage } from "node:http";
 import * as t from "io-ts";
 import { isLeft, left, right, type Either } from "fp-ts/lib/Either.js";
-import { readJsonBody } from "../body.js";
+import { MAX_DOCUMENT_REQUEST_BYTES, readJsonBody } from "../body.js";
 import { badRequest, type HttpError } from "./errors.js";
 
 /** Far deeper than documents go, far shallower than the stack. */
@@ -29,7 +29,7 @@ export const TOO_DEEP: HttpError = badRequest(`JSON nested deeper than ${MAX_JSO
 
 /** Any JSON; `emptyAs` for an empty body (where CouchDB takes none as `{}`). */
 export async function readJson(req: IncomingMessage, options: { readonly emptyAs?: unknown } = {}): Promise<Either<HttpError, unknown>> {
-  const body = await readJsonBody(req, t.unknown, options);
+  const body = await readJsonBody(req, t.unknown, { ...options, limitBytes: MAX_DOCUMENT_REQUEST_BYTES });
   if (isLeft(body)) return body;
   if (nestedDeeperThan(body.right, MAX_JSON_DEPTH)) return left(TOO_DEEP);
   return right(body.right);

@@ -83,6 +83,16 @@ describe("documents through nano", () => {
     expect(await failure(db.get("never"))).toMatchObject({ statusCode: 404, reason: "missing" });
   });
 
+  it("takes documents and bulk writes larger than the operator API's 64 KiB (CouchDB takes 8 MB documents)", async () => {
+    const db = daemon.couch.use<Item & { blob: string }>("nano-docs");
+    const blob = "x".repeat(1024 * 1024);
+    const created = await db.insert({ type: "item", n: 9, blob }, "big");
+    expect((await db.get("big")).blob).toHaveLength(blob.length);
+    const bulk = await db.bulk({ docs: Array.from({ length: 200 }, (_, i) => ({ _id: `bulk-${i}`, type: "item", n: i, blob: "y".repeat(2000) })) });
+    expect(bulk.every((r) => "rev" in r && r.rev !== undefined)).toBe(true);
+    expect(created.ok).toBe(true);
+  });
+
   it("generates an id for a document without one", async () => {
     const db = daemon.couch.use<Item>("nano-docs");
     const created = await db.insert({ type: "item", n: 7 });
