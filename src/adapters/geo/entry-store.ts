@@ -29,8 +29,9 @@ export interface StoredShape {
   jsts: JstsGeometry | undefined;
 }
 
-const LIVE = 1;
-const POINT = 2;
+/** Entry flag bits (searches filter on them: see packed-tree.ts). */
+export const LIVE = 1;
+export const POINT = 2;
 const COLLECTION = 4;
 
 const grownFloat64 = (array: Float64Array, capacity: number): Float64Array => {
@@ -48,7 +49,8 @@ export class EntryStore {
   maxY: Float64Array;
   centroidX: Float64Array;
   centroidY: Float64Array;
-  private flags: Uint8Array;
+  /** Per entry: LIVE | POINT | COLLECTION bits. Replaced when the store grows: read it per search. */
+  flags: Uint8Array;
   readonly docOf: DocRecord[] = [];
   readonly shapes: (StoredShape | undefined)[] = [];
 

@@ -57,7 +57,7 @@ import {
   TAG_POINT_2D,
   utf8Length,
 } from "./snapshot.js";
-import { BaseTier, boundOf, DeltaTier, mergeNearest, type Accept } from "./tiers.js";
+import { BaseTier, boundSqOf, DeltaTier, mergeNearest } from "./tiers.js";
 
 export type GeoDimensions = 2 | 3 | 4;
 
@@ -265,11 +265,16 @@ export class GeoIndex implements GeoIndexReader {
     this.delta.forEachInEnvelope(envelope, visit);
   }
 
-  nearestEntries(x: number, y: number, count: number, accept?: (entry: number) => boolean): readonly number[] {
+  nearestEntries(x: number, y: number, count: number, accept?: (entry: number) => boolean): ArrayLike<number> {
     this.flush();
     const fromBase = this.base.nearest(x, y, count, accept, this.store);
-    const fromDelta = this.delta.nearest(x, y, count, boundOf(fromBase, count), accept as Accept, this.store);
+    const fromDelta = this.delta.nearest(x, y, count, boundSqOf(fromBase, count), accept, this.store);
     return mergeNearest(fromBase, fromDelta, count).entries;
+  }
+
+  envelopeOf(entry: number): Envelope {
+    const { store } = this;
+    return { minX: store.minX[entry]!, minY: store.minY[entry]!, maxX: store.maxX[entry]!, maxY: store.maxY[entry]! };
   }
 
   docId(entry: number): string {

@@ -1,104 +1,51 @@
 /**
  * The spatial trees of one geo index, in two tiers (a log-structured
- * design): a static base of flatbush trees over the entries present at the
- * last rebuild, and a dynamic delta of rbush trees over the entries added
- * since. Flatbush answers a 1x1 degree box over a million points in ~2 us
- * and 10 nearest in ~5 us, several times faster than a dynamic R-tree; the
- * delta stays small (the index rebuilds the base when it grows), so its
- * rbush queries stay cheap.
+ * design): a static base of packed Hilbert R-trees (packed-tree.ts) over the
+ * entries present at the last rebuild, and a dynamic delta of rbush trees
+ * over the entries added since. The static trees answer a 1x1 degree box
+ * over a million points in ~2 us and 10 nearest in ~2 us; the delta stays
+ * small (the index rebuilds the base when it grows), so its rbush queries
+ * stay cheap.
  *
- * Each tier keeps points and other shapes apart: points need one tree (box
- * = centroid = the point), shapes need their boxes (for envelope queries)
- * and their centroids (distances run between centroids, so nearest-first
- * iteration walks the centroids).
+ * The base keeps two trees: every entry's centroid (points: the point),
+ * which serves nearest-first queries in one walk and envelope queries for
+ * points; and the boxes of the other shapes, for their envelope queries.
+ * Entries removed since the base was built stay in its trees, filtered by
+ * their LIVE flag.
  */
-import Flatbush from "flatbush";
 import RBush from "rbush";
 import knn from "rbush-knn";
 import type { Envelope } from "../../core/geo/index.js";
-import type { EntryStore } from "./entry-store.js";
+import { LIVE, POINT, type EntryStore } from "./entry-store.js";
+import { EMPTY_NEAREST, PackedTree, type EntryAccept, type FlagFilter, type NearestList } from "./packed-tree.js";
 
-/** Entries nearest first, with their squared centroid distance. */
-export interface NearestList {
-  readonly entries: number[];
-  readonly distancesSq: number[];
-}
-
-const NODE_SIZE = 16;
-const EMPTY_LIST: NearestList = { entries: [], distancesSq: [] };
-
-/** Entry filter for nearest-first iteration; undefined when everything passes. */
-export type Accept = ((entry: number) => boolean) | undefined;
-
-function withDistances(entries: number[], x: number, y: number, store: EntryStore): NearestList {
-  const distancesSq = entries.map((entry) => {
-    const dx = store.centroidX[entry]! - x;
-    const dy = store.centroidY[entry]! - y;
-    return dx * dx + dy * dy;
-  });
-  return { entries, distancesSq };
-}
+export type { NearestList, EntryAccept } from "./packed-tree.js";
+export { EMPTY_NEAREST } from "./packed-tree.js";
 
 /** The first `count` of two nearest-first lists. */
 export function mergeNearest(a: NearestList, b: NearestList, count: number): NearestList {
-  if (b.entries.length === 0) return a.entries.length <= count ? a : { entries: a.entries.slice(0, count), distancesSq: a.distancesSq.slice(0, count) };
-  if (a.entries.length === 0) return mergeNearest(b, EMPTY_LIST, count);
-  const entries: number[] = [];
-  const distancesSq: number[] = [];
+  if (b.length === 0 && a.length <= count) return a;
+  if (a.length === 0 && b.length <= count) return b;
+  const length = Math.min(count, a.length + b.length);
+  const entries = new Int32Array(length);
+  const distancesSq = new Float64Array(length);
   let i = 0;
   let j = 0;
-  while (entries.length < count && (i < a.entries.length || j < b.entries.length)) {
-    const takeA = j >= b.entries.length || (i < a.entries.length && a.distancesSq[i]! <= b.distancesSq[j]!);
+  for (let n = 0; n < length; n++) {
+    const takeA = j >= b.length || (i < a.length && a.distancesSq[i]! <= b.distancesSq[j]!);
     if (takeA) {
-      entries.push(a.entries[i]!);
-      distancesSq.push(a.distancesSq[i++]!);
+      entries[n] = a.entries[i]!;
+      distancesSq[n] = a.distancesSq[i++]!;
     } else {
-      entries.push(b.entries[j]!);
-      distancesSq.push(b.distancesSq[j++]!);
+      entries[n] = b.entries[j]!;
+      distancesSq[n] = b.distancesSq[j++]!;
     }
   }
-  return { entries, distancesSq };
+  return { entries, distancesSq, length };
 }
 
-/**
- * The distance bound for the next tier: nothing farther than the list's
- * `count`-th can make the first `count`. Slightly inflated so rounding in
- * sqrt and re-squaring never drops an entry at the bound.
- */
-export const boundOf = (list: NearestList, count: number): number =>
-  list.entries.length < count ? Infinity : Math.sqrt(list.distancesSq[count - 1]!) * (1 + 1e-9) + 1e-12;
-
-/** A flatbush over some entries (`entries[i]` is the handle of item i). */
-class StaticTree {
-  private constructor(
-    private readonly tree: Flatbush,
-    private readonly entries: Int32Array,
-  ) {}
-
-  /** Items are `entries[i]`, boxed by the columns (the same columns twice make points). */
-  static build(entries: Int32Array, minX: Float64Array, minY: Float64Array, maxX: Float64Array, maxY: Float64Array): StaticTree | undefined {
-    if (entries.length === 0) return undefined;
-    const tree = new Flatbush(entries.length, NODE_SIZE, Float64Array);
-    for (const entry of entries) tree.add(minX[entry]!, minY[entry]!, maxX[entry]!, maxY[entry]!);
-    tree.finish();
-    return new StaticTree(tree, entries);
-  }
-
-  forEachInEnvelope(envelope: Envelope, live: Accept, visit: (entry: number) => void): void {
-    const entries = this.entries;
-    this.tree.search(envelope.minX, envelope.minY, envelope.maxX, envelope.maxY, (item) => {
-      const entry = entries[item]!;
-      if (live === undefined || live(entry)) visit(entry);
-      return false; // visited already: no result array
-    });
-  }
-
-  nearest(x: number, y: number, count: number, maxDistance: number, accept: Accept): number[] {
-    const entries = this.entries;
-    const filter = accept === undefined ? undefined : (item: number) => accept(entries[item]!);
-    return this.tree.neighbors(x, y, count, maxDistance, filter).map((item) => entries[item]!);
-  }
-}
+/** The squared distance bound for the next tier: nothing farther than the list's `count`-th can make the first `count`. */
+export const boundSqOf = (list: NearestList, count: number): number => (list.length < count ? Infinity : list.distancesSq[count - 1]!);
 
 /** The static tier: everything live at the last rebuild, entry handles [0, size). */
 export class BaseTier {
@@ -107,47 +54,43 @@ export class BaseTier {
 
   private constructor(
     readonly size: number,
-    private readonly points: StaticTree | undefined,
-    private readonly shapeBoxes: StaticTree | undefined,
-    private readonly shapeCentroids: StaticTree | undefined,
+    private readonly centroids: PackedTree | undefined,
+    private readonly shapeBoxes: PackedTree | undefined,
   ) {}
 
   static empty(): BaseTier {
-    return new BaseTier(0, undefined, undefined, undefined);
+    return new BaseTier(0, undefined, undefined);
   }
 
   /** Builds the trees over all entries of a compacted store (all live). */
   static build(store: EntryStore): BaseTier {
-    let pointCount = 0;
-    for (let entry = 0; entry < store.count; entry++) if (store.isPoint(entry)) pointCount++;
-    const points = new Int32Array(pointCount);
-    const shapes = new Int32Array(store.count - pointCount);
-    for (let entry = 0, p = 0, s = 0; entry < store.count; entry++) {
-      if (store.isPoint(entry)) points[p++] = entry;
-      else shapes[s++] = entry;
+    const all = new Int32Array(store.count);
+    let shapeCount = 0;
+    for (let entry = 0; entry < store.count; entry++) {
+      all[entry] = entry;
+      if (!store.isPoint(entry)) shapeCount++;
     }
+    const shapes = new Int32Array(shapeCount);
+    for (let entry = 0, s = 0; entry < store.count; entry++) if (!store.isPoint(entry)) shapes[s++] = entry;
     const { centroidX, centroidY } = store;
     return new BaseTier(
       store.count,
-      StaticTree.build(points, centroidX, centroidY, centroidX, centroidY),
-      StaticTree.build(shapes, store.minX, store.minY, store.maxX, store.maxY),
-      StaticTree.build(shapes, centroidX, centroidY, centroidX, centroidY),
+      PackedTree.build(all, centroidX, centroidY, centroidX, centroidY),
+      PackedTree.build(shapes, store.minX, store.minY, store.maxX, store.maxY),
     );
   }
 
   forEachInEnvelope(envelope: Envelope, store: EntryStore, visit: (entry: number) => void): void {
-    const live = this.dead === 0 ? undefined : (entry: number) => store.isLive(entry);
-    this.points?.forEachInEnvelope(envelope, live, visit);
-    this.shapeBoxes?.forEachInEnvelope(envelope, live, visit);
+    const liveMask = this.dead === 0 ? 0 : LIVE;
+    const { minX, minY, maxX, maxY } = envelope;
+    this.centroids?.search(minX, minY, maxX, maxY, { flags: store.flags, mask: POINT | liveMask }, visit);
+    this.shapeBoxes?.search(minX, minY, maxX, maxY, liveMask === 0 ? undefined : { flags: store.flags, mask: LIVE }, visit);
   }
 
-  nearest(x: number, y: number, count: number, accept: Accept, store: EntryStore): NearestList {
-    const filter: Accept =
-      this.dead === 0 ? accept : accept === undefined ? (entry) => store.isLive(entry) : (entry) => store.isLive(entry) && accept(entry);
-    const points = this.points === undefined ? EMPTY_LIST : withDistances(this.points.nearest(x, y, count, Infinity, filter), x, y, store);
-    if (this.shapeCentroids === undefined) return points;
-    const shapes = withDistances(this.shapeCentroids.nearest(x, y, count, boundOf(points, count), filter), x, y, store);
-    return mergeNearest(points, shapes, count);
+  nearest(x: number, y: number, count: number, accept: EntryAccept, store: EntryStore): NearestList {
+    if (this.centroids === undefined) return EMPTY_NEAREST;
+    const live: FlagFilter | undefined = this.dead === 0 ? undefined : { flags: store.flags, mask: LIVE };
+    return this.centroids.nearest(x, y, count, Infinity, live, accept);
   }
 }
 
@@ -204,19 +147,26 @@ export class DeltaTier {
     for (const item of this.shapeBoxes.search(envelope)) visit(item.entry);
   }
 
-  nearest(x: number, y: number, count: number, maxDistance: number, accept: Accept, store: EntryStore): NearestList {
-    if (this.items.size === 0) return EMPTY_LIST;
+  /** Nearest first, no farther than `maxDistanceSq`. */
+  nearest(x: number, y: number, count: number, maxDistanceSq: number, accept: EntryAccept, store: EntryStore): NearestList {
+    if (this.items.size === 0) return EMPTY_NEAREST;
     const predicate = accept === undefined ? undefined : (item: DeltaItem) => accept(item.entry);
-    // rbush-knn reads a bound of 0 as "no bound": harmless, just slower.
-    const bounded = (tree: RBush<DeltaItem>, bound: number): NearestList =>
-      withDistances(
-        knn(tree, x, y, count, predicate, Number.isFinite(bound) ? bound : undefined).map((item) => item.entry),
-        x,
-        y,
-        store,
-      );
-    const points = bounded(this.points, maxDistance);
-    const shapes = bounded(this.shapeCentroids, Math.min(maxDistance, boundOf(points, count)));
+    // rbush-knn reads a bound of 0 as "no bound" (harmless, just slower); the bound is inflated a
+    // hair so that rounding in sqrt and re-squaring never drops an entry at the bound.
+    const bound = Number.isFinite(maxDistanceSq) ? Math.sqrt(maxDistanceSq) * (1 + 1e-9) + 1e-12 : undefined;
+    const listOf = (tree: RBush<DeltaItem>, limit: number | undefined): NearestList => {
+      const found = knn(tree, x, y, count, predicate, limit);
+      const entries = Int32Array.from(found, (item) => item.entry);
+      const distancesSq = Float64Array.from(entries, (entry) => {
+        const dx = store.centroidX[entry]! - x;
+        const dy = store.centroidY[entry]! - y;
+        return dx * dx + dy * dy;
+      });
+      return { entries, distancesSq, length: entries.length };
+    };
+    const points = listOf(this.points, bound);
+    const pointsBound = boundSqOf(points, count);
+    const shapes = listOf(this.shapeCentroids, Number.isFinite(pointsBound) ? Math.min(bound ?? Infinity, Math.sqrt(pointsBound) * (1 + 1e-9) + 1e-12) : bound);
     return mergeNearest(points, shapes, count);
   }
 }

@@ -30,6 +30,8 @@ import BasicPreparedGeometryImpl from "jsts/org/locationtech/jts/geom/prep/Basic
 import PreparedPolygonImpl from "jsts/org/locationtech/jts/geom/prep/PreparedPolygon.js";
 import PreparedPolygonPredicateImpl from "jsts/org/locationtech/jts/geom/prep/PreparedPolygonPredicate.js";
 import RelateOpImpl from "jsts/org/locationtech/jts/operation/relate/RelateOp.js";
+import RectangleIntersectsImpl from "jsts/org/locationtech/jts/operation/predicate/RectangleIntersects.js";
+import RayCrossingCounterImpl from "jsts/org/locationtech/jts/algorithm/RayCrossingCounter.js";
 import GeometricShapeFactoryImpl from "jsts/org/locationtech/jts/util/GeometricShapeFactory.js";
 
 export interface JstsCoordinate {
@@ -87,6 +89,8 @@ const Centroid = CentroidImpl as any;
 const IndexedPointInAreaLocator = IndexedPointInAreaLocatorImpl as any;
 const GeometricShapeFactory = GeometricShapeFactoryImpl as any;
 const PreparedPolygon = PreparedPolygonImpl as any;
+const RectangleIntersects = RectangleIntersectsImpl as any;
+const RayCrossingCounter = RayCrossingCounterImpl as any;
 
 const REPAIRED = Symbol.for("upholster.jsts.prepared-repaired");
 /** See the module comment: the prepared base initialisers ignore the argument-less `super()` call. */
@@ -172,4 +176,41 @@ export function centroidOf(geometry: JstsGeometry): JstsCoordinate {
 export function pointInAreaLocator(area: JstsGeometry): (x: number, y: number) => Location {
   const locator = new IndexedPointInAreaLocator(area);
   return (x, y) => locator.locate(new Coordinate(x, y)) as Location;
+}
+
+/** jsts coordinates of a ring given as arrays (for `ringPointLocation` and building polygons). */
+export function coordinatesOf(xs: ArrayLike<number>, ys: ArrayLike<number>): JstsCoordinate[] {
+  const ring: JstsCoordinate[] = new Array<JstsCoordinate>(xs.length);
+  for (let i = 0; i < xs.length; i++) ring[i] = new Coordinate(xs[i], ys[i]) as JstsCoordinate;
+  return ring;
+}
+
+/**
+ * Where a point lies against one closed ring: jsts' RayCrossingCounter, the
+ * very count its point-in-area locators make (simple and indexed alike), so
+ * the answer is theirs; O(ring) per point and nothing to build.
+ */
+export function ringPointLocation(ring: readonly JstsCoordinate[]): (x: number, y: number) => Location {
+  return (x, y) => RayCrossingCounter.locatePointInRing(new Coordinate(x, y), ring) as Location;
+}
+
+/** The exterior ring's coordinates of a Polygon without holes; undefined for anything else. */
+export function holeFreeShell(geometry: JstsGeometry): readonly JstsCoordinate[] | undefined {
+  const g = geometry as any; // eslint-disable-line @typescript-eslint/no-explicit-any -- jsts' untyped Polygon
+  if (geometry.getGeometryType() !== "Polygon" || g.getNumInteriorRing() !== 0) return undefined;
+  return g.getExteriorRing().getCoordinates() as readonly JstsCoordinate[];
+}
+
+/**
+ * JTS's `intersects` of a proper rectangle (minX < maxX, minY < maxY) with
+ * a geometry: `RectangleIntersects`, the path `Geometry.intersects` itself
+ * takes when one side is a rectangle.
+ */
+export const rectangleIntersects = (minX: number, minY: number, maxX: number, maxY: number, other: JstsGeometry): boolean =>
+  RectangleIntersects.intersects(envelopeGeometry(minX, minY, maxX, maxY), other) as boolean;
+
+/** What jsts' WKT reader builds for `POLYGON((...), ...)`: one linear ring per ring, the first the shell. */
+export function polygonFromRings(rings: readonly (readonly JstsCoordinate[])[]): JstsGeometry {
+  const linear = rings.map((ring) => factory.createLinearRing([...ring]));
+  return (linear.length > 1 ? factory.createPolygon(linear[0], linear.slice(1)) : factory.createPolygon(linear[0])) as JstsGeometry;
 }

@@ -13,17 +13,25 @@
  * - WKT: parsed by jsts (keywords in any case). jsts accepts trailing text
  *   and non-finite numbers that GEOS refuses; both are refused here.
  *
+ * The jsts geometry of a bbox or an ellipse is built only when a relation
+ * needs it: their rings, envelopes and centroids are computed here, bit for
+ * bit as jsts computes them (ellipse-ring.ts, jts-centroid.ts). Simple WKT
+ * (`POINT`, `POLYGON`) is read by a fast path that falls back to jsts for
+ * anything else (wkt-fast.ts).
+ *
  * Candidates are the docs whose bounding box meets the query's envelope(s);
  * distances run from the query geometry's centroid. A GeometryCollection
  * takes no relation but `none` (GEOS: "This method does not support
  * GeometryCollection arguments"). Errors are 400 `query_parse_error`.
  */
 import { left, right, type Either } from "fp-ts/lib/Either.js";
+import { ellipseRing, type EllipseRing } from "./ellipse-ring.js";
 import { destination, ellipseHalfWidthsDeg, geodesicDistanceM } from "./geodesic.js";
 import { jstsFacts, type Envelope } from "./indexed-geometry.js";
+import { rectangleCentroid, shellCentroid } from "./jts-centroid.js";
 import {
-  ellipsePolygon,
   envelopeGeometry,
+  holeFreeShell,
   multiPolygonGeometry,
   pointGeometry,
   polygonGeometry,
@@ -32,6 +40,8 @@ import {
   type JstsGeometry,
   type PreparedArea,
 } from "./jsts.js";
+import { distanceArea, ellipseArea, indexedArea, rectangleArea, ringArea, type QueryArea } from "./query-area.js";
+import { readSimpleWkt } from "./wkt-fast.js";
 import { geodesicOrderDistanceM, planarDistanceDeg, wrappedPlanarDistanceDeg } from "./order.js";
 import { queryParseError, type GeoQuery, type GeoQueryError, type QueryShape } from "./query-params.js";
 
@@ -56,7 +66,7 @@ export interface QueryEllipse {
 
 export interface PreparedGeoQuery {
   readonly query: GeoQuery;
-  /** The query geometry (jsts), the first operand of every relation. */
+  /** The query geometry (jsts), the first operand of every relation; built on first read for a bbox or an ellipse. */
   readonly geometry: JstsGeometry;
   /** Docs are candidates when their bounding box meets one of these (two for a wrapped bbox). */
   readonly envelopes: readonly Envelope[];
@@ -70,13 +80,19 @@ export interface PreparedGeoQuery {
    * GEOS's prepared predicates for shapes); undefined otherwise.
    */
   readonly area: () => PreparedArea | undefined;
+  /** For an areal query: point location and shape verdicts without jsts where they can (query-area.ts); undefined otherwise. */
+  readonly queryArea: () => QueryArea | undefined;
   readonly geodesicCircle: GeodesicCircle | undefined;
   /** Set for radius and ellipse queries (not geodesic): lets point docs skip most point-in-polygon tests. */
   readonly ellipse: QueryEllipse | undefined;
 }
 
 interface ShapeGeometry {
-  readonly geometry: JstsGeometry;
+  /** The jsts geometry now, or how to build it (then `envelopes` and `centroid` must be given). */
+  readonly geometry: JstsGeometry | (() => JstsGeometry);
+  /** A bbox's rectangle or hastings' ellipse: located without jsts. */
+  readonly rectangle?: Envelope;
+  readonly ellipseRing?: EllipseRing;
   /** Defaults to the geometry's envelope. */
   readonly envelopes?: readonly Envelope[];
   /** Defaults to the geometry's centroid. */
@@ -129,7 +145,11 @@ function bboxGeometry(coordinates: readonly number[], wrap: boolean): ShapeGeome
   if (wrap && x1 > x2) return wrappedBboxGeometry(x1, x2, minY, maxY);
   const minX = Math.min(x1, x2);
   const maxX = Math.max(x1, x2);
-  return { geometry: envelopeGeometry(minX, minY, maxX, maxY), envelopes: [envelopeOf(minX, minY, maxX, maxY)] };
+  const envelope = envelopeOf(minX, minY, maxX, maxY);
+  const centroid = rectangleCentroid(minX, minY, maxX, maxY);
+  // A point or line bbox (zero width or height): jsts makes it and takes its centroid.
+  if (!(minX < maxX && minY < maxY) || centroid === undefined) return { geometry: envelopeGeometry(minX, minY, maxX, maxY), envelopes: [envelope] };
+  return { geometry: () => envelopeGeometry(minX, minY, maxX, maxY), envelopes: [envelope], centroid, rectangle: envelope };
 }
 
 /** `wrap=true`, west > east: west..180 and -180..east, centred across the antimeridian. */
@@ -150,10 +170,14 @@ function ellipseGeometry(x: number, y: number, rangeXM: number, rangeYM: number)
   if (!Number.isFinite(halfWidths.x) || !Number.isFinite(halfWidths.y)) {
     return left(`Invalid centre for a radius or ellipse query: lat ${y} is outside [-90, 90]`);
   }
-  return right({
-    geometry: ellipsePolygon(x, y, halfWidths.x, halfWidths.y, ELLIPSE_VERTICES),
-    ellipse: { centreX: x, centreY: y, halfWidthX: halfWidths.x, halfWidthY: halfWidths.y, vertices: ELLIPSE_VERTICES },
-  });
+  const ellipse: QueryEllipse = { centreX: x, centreY: y, halfWidthX: halfWidths.x, halfWidthY: halfWidths.y, vertices: ELLIPSE_VERTICES };
+  const ring = ellipseRing(x, y, halfWidths.x, halfWidths.y, ELLIPSE_VERTICES);
+  const polygon = (): JstsGeometry => polygonGeometry(Array.from(ring.xs, (rx, i) => [rx, ring.ys[i]!] as const));
+  // The ring runs counter-clockwise; without area (degenerate radii) jsts takes the centroid of what it built.
+  const centroid = shellCentroid(ring.xs, ring.ys, false);
+  if (centroid === undefined) return right({ geometry: polygon(), ellipse });
+  const envelope = envelopeOf(Math.min(...ring.xs), Math.min(...ring.ys), Math.max(...ring.xs), Math.max(...ring.ys));
+  return right({ geometry: polygon, envelopes: [envelope], centroid, ellipse, ellipseRing: ring });
 }
 
 /**
@@ -203,6 +227,8 @@ function shapeGeometry(shape: QueryShape, query: GeoQuery): Either<string, Shape
     case "bbox":
       return right(bboxGeometry(shape.coordinates, query.wrap));
     case "wkt": {
+      const simple = readSimpleWkt(shape.wkt);
+      if (simple !== undefined) return right({ geometry: simple });
       const geometry = wktGeometry(shape.wkt);
       return geometry._tag === "Left" ? geometry : right({ geometry: geometry.right });
     }
@@ -221,11 +247,35 @@ function distanceFunction(query: GeoQuery, centroidX: number, centroidY: number)
   return (x, y) => planarDistanceDeg(centroidX, centroidY, x, y);
 }
 
-/** Prepared on first use: bbox queries without a relation never need it. */
-function lazyPreparedArea(geometry: JstsGeometry): () => PreparedArea | undefined {
-  const areal = geometry.getGeometryType() === "Polygon" || geometry.getGeometryType() === "MultiPolygon";
-  let prepared: PreparedArea | undefined;
-  return () => (areal ? (prepared ??= preparedArea(geometry)) : undefined);
+const isAreal = (g: JstsGeometry): boolean => g.getGeometryType() === "Polygon" || g.getGeometryType() === "MultiPolygon";
+
+/** Computed on first use, then kept. */
+function once<A>(make: () => A): () => A {
+  let made = false;
+  let value: A;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
+
+/** How points and shapes are located against the query (query-area.ts), or undefined when it is not areal. */
+function queryAreaOf(shape: ShapeGeometry, geometry: () => JstsGeometry, area: () => PreparedArea | undefined): () => QueryArea | undefined {
+  return once(() => {
+    const circle = shape.geodesicCircle;
+    if (circle !== undefined && circle.radiusM > 0) return distanceArea((x, y) => geodesicDistanceM(circle.lon, circle.lat, x, y), circle.radiusM);
+    if (shape.rectangle !== undefined) return rectangleArea(shape.rectangle);
+    const ring = shape.ellipseRing;
+    if (ring !== undefined && shape.ellipse !== undefined) return ellipseArea({ ...ring, vertices: shape.ellipse.vertices });
+    const g = geometry();
+    if (!isAreal(g)) return undefined;
+    const shell = holeFreeShell(g);
+    if (shell !== undefined) return ringArea(shell, geometry);
+    return indexedArea(() => area()!, geometry);
+  });
 }
 
 const isCollection = (g: JstsGeometry): boolean => g.getGeometryType() === "GeometryCollection";
@@ -235,19 +285,24 @@ export function prepareGeoQuery(query: GeoQuery): Either<GeoQueryError, Prepared
   try {
     const shape = shapeGeometry(query.shape, query);
     if (shape._tag === "Left") return left(queryParseError(shape.left));
-    const { geometry } = shape.right;
-    if (isCollection(geometry) && query.relation !== "none") return left(queryParseError(GC_RELATION_REASON));
-    const facts = jstsFacts(geometry, isCollection(geometry));
-    const centroid = shape.right.centroid ?? { x: facts.centroidX, y: facts.centroidY };
+    const given = shape.right.geometry;
+    const geometry = typeof given === "function" ? once(given) : () => given;
+    if (typeof given !== "function" && isCollection(given) && query.relation !== "none") return left(queryParseError(GC_RELATION_REASON));
+    const facts = shape.right.envelopes !== undefined && shape.right.centroid !== undefined ? undefined : jstsFacts(geometry(), isCollection(geometry()));
+    const centroid = shape.right.centroid ?? { x: facts!.centroidX, y: facts!.centroidY };
     if (!Number.isFinite(centroid.x) || !Number.isFinite(centroid.y)) return left(queryParseError("Invalid query geometry: no centroid"));
+    const area = once(() => (isAreal(geometry()) ? preparedArea(geometry()) : undefined));
     return right({
       query,
-      geometry,
-      envelopes: shape.right.envelopes ?? [facts],
+      get geometry() {
+        return geometry();
+      },
+      envelopes: shape.right.envelopes ?? [envelopeOf(facts!.minX, facts!.minY, facts!.maxX, facts!.maxY)],
       centroidX: centroid.x,
       centroidY: centroid.y,
       distanceTo: distanceFunction(query, centroid.x, centroid.y),
-      area: lazyPreparedArea(geometry),
+      area,
+      queryArea: queryAreaOf(shape.right, geometry, area),
       geodesicCircle: shape.right.geodesicCircle,
       ellipse: shape.right.ellipse,
     });

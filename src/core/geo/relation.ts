@@ -8,30 +8,24 @@
  * contains_properly / covers use jsts' prepared polygon (GEOS's prepared
  * predicates, as easton), falling back to the matrix if it ever throws.
  *
- * Fast paths, same answers:
- * - a point doc against an areal query: one point-in-area location
- *   (interior / boundary / exterior) decides every relation;
- * - against hastings' radius/ellipse polygon most points need not even
- *   that: the polygon's vertices lie on the ellipse, so it is inside the
- *   ellipse and (an affine image of a regular n-gon, which holds the disk of
- *   radius cos(pi/n)) holds the rectangle |u|, |v| <= cos(pi/n)/sqrt(2) in
- *   ellipse units; points inside that rectangle are interior, points
- *   outside the ellipse exterior (with a 1e-9 margin for rounding), and only
- *   the band between is located exactly;
- * - `geodesic=true` radius queries: a point doc is in the circle iff its
- *   geodesic distance to the centre is at most the radius.
+ * Fast paths, same answers (query-area.ts): a point doc against an areal
+ * query is one point location (interior / boundary / exterior decides every
+ * relation), made without building jsts structures for the common shapes;
+ * a non-point doc whose box and vertices prove where it lies (inside the
+ * query's interior, outside it, or sharing a point with it) is decided
+ * from that, for the relations it decides; the rest goes to jsts.
  *
  * A GeometryCollection doc (GEOS relates refuse collections; PostGIS and
  * newer GEOS accept some): `intersects` and `disjoint` are decided member by
  * member, which is exact; every other relation is false for it.
  */
 import type { Relation } from "./query-params.js";
-import type { PreparedGeoQuery, QueryEllipse } from "./query-geometry.js";
-import { geodesicDistanceM } from "./geodesic.js";
+import type { PreparedGeoQuery } from "./query-geometry.js";
+import type { ShapeOperands, ShapeVerdict } from "./query-area.js";
 import { Location, pointGeometry, relate, type JstsGeometry, type PreparedArea } from "./jsts.js";
 
 /** The per-entry view relations need from an index. */
-export interface RelationOperands {
+export interface RelationOperands extends ShapeOperands {
   isPoint(entry: number): boolean;
   isCollection(entry: number): boolean;
   /** A point entry's position is its centroid. */
@@ -103,29 +97,6 @@ function pointInAreaRelates(relation: Exclude<Relation, "none">, location: Locat
   }
 }
 
-/** The geodesic circle as an area whose boundary is at exactly the radius. */
-function circleLocation(distanceM: number, radiusM: number): Location {
-  if (distanceM < radiusM) return Location.INTERIOR;
-  return distanceM === radiusM ? Location.BOUNDARY : Location.EXTERIOR;
-}
-
-const ROUNDING_MARGIN = 1e-9;
-
-/** Where a point lies against hastings' ellipse polygon when that is evident, else undefined. */
-function evidentEllipseLocation(ellipse: QueryEllipse): (x: number, y: number) => Location | undefined {
-  const { centreX, centreY, halfWidthX, halfWidthY, vertices } = ellipse;
-  if (!(halfWidthX > 0 && halfWidthY > 0)) return () => undefined;
-  const inner = (Math.cos(Math.PI / vertices) / Math.SQRT2) * (1 - ROUNDING_MARGIN);
-  const outerSquared = 1 + ROUNDING_MARGIN;
-  return (x, y) => {
-    const u = (x - centreX) / halfWidthX;
-    const v = (y - centreY) / halfWidthY;
-    if (Math.abs(u) <= inner && Math.abs(v) <= inner) return Location.INTERIOR;
-    if (u * u + v * v > outerSquared) return Location.EXTERIOR;
-    return undefined;
-  };
-}
-
 /** `query REL doc` for a non-point doc; the prepared query answers what GEOS prepares. */
 type ShapeRelates = (doc: JstsGeometry) => boolean;
 
@@ -167,28 +138,41 @@ function collectionRelates(relation: Exclude<Relation, "none">, doc: JstsGeometr
   return relation === "intersects" ? meets : !meets;
 }
 
+/** What a shape verdict settles: everything when the doc is inside or outside, intersects and disjoint when they meet. */
+function decided(relation: Exclude<Relation, "none">, verdict: ShapeVerdict): boolean | undefined {
+  switch (verdict) {
+    case "outside":
+      return relation === "disjoint";
+    case "meets":
+      return relation === "intersects" ? true : relation === "disjoint" ? false : undefined;
+    case "inside":
+      // The doc lies in the query's interior: they meet, the query contains (properly) and covers it,
+      // nothing else (the query is not within or covered by a smaller doc, their interiors meet).
+      return relation === "intersects" || relation === "contains" || relation === "contains_properly" || relation === "covers";
+  }
+}
+
 /** The relation filter of a prepared query over an index's entries. */
 export function relationTest(prepared: PreparedGeoQuery, entries: RelationOperands): RelationTest {
   const relation = prepared.query.relation;
   if (relation === "none") return () => true;
-  const { geometry, geodesicCircle, area } = prepared;
-  const evident = prepared.ellipse === undefined ? undefined : evidentEllipseLocation(prepared.ellipse);
-  const shape = shapeRelates(relation, geometry, area);
-  const shapeIntersects = relation === "intersects" ? shape : shapeRelates("intersects", geometry, area);
-  const pointTest = (x: number, y: number): boolean => {
-    if (geodesicCircle !== undefined && geodesicCircle.radiusM > 0) {
-      const distanceM = geodesicDistanceM(geodesicCircle.lon, geodesicCircle.lat, x, y);
-      return pointInAreaRelates(relation, Number.isNaN(distanceM) ? Location.EXTERIOR : circleLocation(distanceM, geodesicCircle.radiusM));
-    }
-    const evidentLocation = evident?.(x, y);
-    if (evidentLocation !== undefined) return pointInAreaRelates(relation, evidentLocation);
-    const preparedQuery = area();
-    if (preparedQuery !== undefined) return pointInAreaRelates(relation, preparedQuery.locate(x, y));
-    return relates(relation, geometry, pointGeometry(x, y));
-  };
+  const area = prepared.queryArea();
+  const geometry = (): JstsGeometry => prepared.geometry;
+  let shape: ShapeRelates | undefined;
+  let shapeIntersects: ShapeRelates | undefined;
+  const pointTest =
+    area === undefined
+      ? (x: number, y: number): boolean => relates(relation, geometry(), pointGeometry(x, y))
+      : (x: number, y: number): boolean => pointInAreaRelates(relation, area.locate(x, y));
   return (entry) => {
     if (entries.isPoint(entry)) return pointTest(entries.centroidX(entry), entries.centroidY(entry));
+    const collection = entries.isCollection(entry);
+    if (collection && relation !== "intersects" && relation !== "disjoint") return false;
+    const verdict = area?.shapeVerdict(entries, entry);
+    const known = verdict === undefined ? undefined : decided(relation, verdict);
+    if (known !== undefined) return known;
     const doc = entries.jsts(entry);
-    return entries.isCollection(entry) ? collectionRelates(relation, doc, shapeIntersects) : shape(doc);
+    if (!collection) return (shape ??= shapeRelates(relation, geometry(), prepared.area))(doc);
+    return collectionRelates(relation, doc, (shapeIntersects ??= shapeRelates("intersects", geometry(), prepared.area)));
   };
 }

@@ -10,7 +10,11 @@
  * - all entries passing the relation, nearest first (easton's
  *   nearestNeighborQuery does not restrict to the envelope).
  * Then the coordinator merges the shards (merge.ts) and advances the
- * bookmark (bookmark.ts).
+ * bookmark (bookmark.ts); with one shard its hits are already in order and
+ * only `skip` is cut.
+ *
+ * Hot path (every query runs it): candidates go into two flat arrays, ids
+ * are read only when distances tie, and nothing is allocated per candidate.
  */
 import TinyQueue from "tinyqueue";
 import { advanceBookmark, type Bookmark } from "./bookmark.js";
@@ -33,7 +37,7 @@ export interface GeoIndexReader extends RelationOperands {
    * undefined), in ascending planar distance of their centroid from (x, y);
    * equal distances in any order.
    */
-  nearestEntries(x: number, y: number, count: number, accept: ((entry: number) => boolean) | undefined): readonly number[];
+  nearestEntries(x: number, y: number, count: number, accept: ((entry: number) => boolean) | undefined): ArrayLike<number>;
   docId(entry: number): string;
   rev(entry: number): string;
   /** The geometry's position among its doc's geometries. */
@@ -88,8 +92,13 @@ function isAfterKey(reader: GeoIndexReader, entry: number, distance: number, aft
 function best(reader: GeoIndexReader, candidates: Candidates, need: number): number[] {
   const order = candidateOrder(reader, candidates);
   const count = candidates.entries.length;
-  const all = Array.from({ length: count }, (_, i) => i);
-  if (count <= need * 4 + 64) return all.sort(order).slice(0, need);
+  const all = new Array<number>(count);
+  for (let i = 0; i < count; i++) all[i] = i;
+  if (count <= need * 4 + 64) {
+    all.sort(order);
+    if (all.length > need) all.length = need;
+    return all;
+  }
   const worstFirst = new TinyQueue<number>([], (a, b) => order(b, a));
   for (const i of all) {
     if (worstFirst.length < need) worstFirst.push(i);
@@ -144,7 +153,7 @@ function nearestSearch(reader: GeoIndexReader, prepared: PreparedGeoQuery, need:
       : (entry: number): boolean => (after === undefined || isAfterKey(reader, entry, distanceOf(entry), after)) && passes(entry);
   for (let count = need + 1; ; count *= 2) {
     const found = reader.nearestEntries(centroidX, centroidY, count, accept);
-    const candidates: Candidates = { entries: [...found], distances: found.map(distanceOf) };
+    const candidates: Candidates = { entries: Array.from(found), distances: Array.from(found, distanceOf) };
     const order = best(reader, candidates, found.length);
     if (found.length < count) return pick(candidates, order.slice(0, need));
     const farthest = candidates.distances[order[order.length - 1]!]!;
@@ -172,6 +181,7 @@ export function searchShard(reader: GeoIndexReader, prepared: PreparedGeoQuery, 
 export function runGeoSearch(shards: readonly GeoShard[], prepared: PreparedGeoQuery): GeoPage {
   const { limit, skip, bookmark } = prepared.query;
   const results = shards.map(({ shard, reader }) => searchShard(reader, prepared, bookmark.get(shard), shard));
-  const hits = mergeShardHits(results, limit, skip);
+  // One shard's hits are in (distance, id, ordinal) order already: the merge would only cut them.
+  const hits = results.length === 1 ? results[0]!.slice(skip, skip + limit) : mergeShardHits(results, limit, skip);
   return { hits, bookmark: advanceBookmark(bookmark, hits) };
 }

@@ -60,6 +60,11 @@ export class BruteForceReader implements GeoIndexReader {
     });
   }
 
+  envelopeOf(entry: number): Envelope {
+    const { minX, minY, maxX, maxY } = this.at(entry).facts;
+    return { minX, minY, maxX, maxY };
+  }
+
   nearestEntries(x: number, y: number, count: number, accept: ((entry: number) => boolean) | undefined): readonly number[] {
     const distanceSq = (i: number): number => (this.at(i).facts.centroidX - x) ** 2 + (this.at(i).facts.centroidY - y) ** 2;
     return this.entries
