@@ -120,6 +120,13 @@ export const takeDue = (q: CheckQueues, nowMs: number, batch: number): Taken | u
   return dbDue ? takeDbBatch(q, nowMs, batch) : undefined;
 };
 
+/** Whether `takeDue` would give something at `nowMs`, without building the batch (a pump tests this every step). */
+export const hasDue = (q: CheckQueues, nowMs: number): boolean => {
+  const db = q.dueDbs.earliest();
+  const other = q.dueOthers.earliest();
+  return (db !== undefined && db.atMs <= nowMs) || (other !== undefined && other.atMs <= nowMs);
+};
+
 /** One request's worth of background work: a batch of dbs, else one other object. */
 export const takeBackground = (q: CheckQueues, batch: number): Taken | undefined => {
   if (q.backgroundDbs.size > 0) return takeDbBatch(q, Number.NEGATIVE_INFINITY, batch);

@@ -11,6 +11,7 @@ import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
 import { nextCheckAtMs, type ScheduleSettings } from "./check-schedule.js";
 import {
   hasBackground,
+  hasDue,
   isWaiting,
   takeBackground,
   takeRiders,
@@ -189,7 +190,8 @@ export const pumpForcedChecks = (d: Draft): void => {
  * steady writes never starve rescans.
  */
 export const pumpDueChecks = (d: Draft): void => {
-  while (hasRequestSlot(d) && takeDue(d.state.checks, d.nowMs, DB_BATCH) !== undefined) {
+  // Tested with hasDue: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
+  while (hasRequestSlot(d) && hasDue(d.state.checks, d.nowMs)) {
     if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
     if (!takeToken(d)) return;
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
@@ -210,7 +212,7 @@ export const noteBackgroundToken = (d: Draft): void => update(d, { dueTokensInAR
 
 /** Background checks (rescans), with what the budget has left once due work and listings are served. */
 export const pumpBackgroundChecks = (d: Draft): void => {
-  while (hasRequestSlot(d) && takeBackground(d.state.checks, DB_BATCH) !== undefined && takeToken(d)) {
+  while (hasRequestSlot(d) && hasBackground(d.state.checks) && takeToken(d)) {
     noteBackgroundToken(d);
     emitChecks(d, takeBackground(d.state.checks, DB_BATCH)!);
   }
