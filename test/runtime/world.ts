@@ -7,6 +7,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import { createMemoryStore, type MemoryStore } from "../../src/adapters/memory/index.js";
 import { decodeSmooshConfig, type SmooshConfig } from "../../src/core/compaction/index.js";
 import type { IniSections } from "../../src/core/shared/ini.js";
+import type { GeoIndexFiles } from "../../src/ports/geo.js";
 import type { StatePort } from "../../src/ports/shell.js";
 import type { CompactionObject, CompactionStore } from "../../src/ports/store.js";
 import { createCompactionDaemon, type CompactionDaemon } from "../../src/runtime/compaction/daemon.js";
@@ -37,6 +38,8 @@ export interface WorldOptions {
   readonly store?: MemoryStore;
   /** Wrap the store the daemon sees (fault injection); the world keeps the real one. */
   readonly wrapStore?: (store: CompactionStore) => CompactionStore;
+  /** Geo index files for the daemon to compact; their compactions are recorded in `jobCalls` too. */
+  readonly geoFiles?: GeoIndexFiles;
 }
 
 export function makeWorld(options: WorldOptions = {}): World {
@@ -59,6 +62,7 @@ export function makeWorld(options: WorldOptions = {}): World {
       return store.attachJob(object);
     },
   };
+  const geoFiles = options.geoFiles === undefined ? undefined : recordingGeoFiles(options.geoFiles, scheduler, jobCalls);
   const daemon = createCompactionDaemon({
     store: options.wrapStore?.(recording) ?? recording,
     scheduler,
@@ -66,8 +70,21 @@ export function makeWorld(options: WorldOptions = {}): World {
     logger,
     state: options.state,
     events: store.createEventSource(),
+    geoFiles,
   });
   return { scheduler, store, logger, daemon, jobCalls };
+}
+
+function recordingGeoFiles(geoFiles: GeoIndexFiles, scheduler: VirtualScheduler, jobCalls: World["jobCalls"]): GeoIndexFiles {
+  return {
+    files: (db) => geoFiles.files(db),
+    file: (db, signature) => geoFiles.file(db, signature),
+    compact: (db, signature) => {
+      jobCalls.push({ atMs: scheduler.nowMs(), object: { kind: "geo", db, signature }, adopt: false });
+      return geoFiles.compact(db, signature);
+    },
+    onGrowth: (listener) => geoFiles.onGrowth(listener),
+  };
 }
 
 /**

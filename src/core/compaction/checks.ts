@@ -28,7 +28,7 @@ import {
 import { channelsFor, type ChannelConfig } from "./config.js";
 import { placeInChannel, removeFromQueues } from "./channel.js";
 import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
-import { describeObject, objectKey } from "./object.js";
+import { channelKindOf, describeObject, objectKey } from "./object.js";
 import { channelPriority } from "./priority.js";
 import { queueHas } from "./queue.js";
 import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
@@ -41,7 +41,7 @@ const settingsOf = (state: SmooshState): ScheduleSettings => ({
 });
 
 const channelConfigsFor = (state: SmooshState, object: CompactionObject): ChannelConfig[] =>
-  channelsFor(state.config, object.kind).flatMap((name) => {
+  channelsFor(state.config, channelKindOf(object.kind)).flatMap((name) => {
     const channel = state.config.channels[name];
     return channel === undefined ? [] : [channel];
   });
@@ -52,7 +52,7 @@ const isQueued = (state: SmooshState, key: string): boolean => {
 };
 
 const untracked = (state: SmooshState, object: CompactionObject): boolean =>
-  isIgnored(state, object) || channelsFor(state.config, object.kind).length === 0;
+  isIgnored(state, object) || channelsFor(state.config, channelKindOf(object.kind)).length === 0;
 
 const freshWatch = (object: CompactionObject): WatchEntry => ({
   object,

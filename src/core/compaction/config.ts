@@ -46,6 +46,7 @@ export interface ChannelConfig {
 export interface SmooshConfig {
   /** Exactly the channels that run, in the order they are tried. */
   readonly dbChannels: readonly string[];
+  /** View index groups, and geo index files (object.ts, `channelKindOf`). */
   readonly viewChannels: readonly string[];
   readonly cleanupChannels: readonly string[];
   readonly channels: Readonly<Record<string, ChannelConfig>>;
@@ -250,6 +251,6 @@ export const configuredChannels = (config: SmooshConfig): ChannelConfig[] =>
     return channel === undefined ? [] : [channel];
   });
 
-/** The channel names for objects of one kind, in configured order. */
+/** The channel names of one kind, in configured order (an object's kind: `channelKindOf`). */
 export const channelsFor = (config: SmooshConfig, kind: ChannelKind): readonly string[] =>
   kind === "db" ? config.dbChannels : kind === "view" ? config.viewChannels : config.cleanupChannels;

@@ -9,9 +9,9 @@
  */
 import type { ChannelConfig } from "./config.js";
 import { channelPriority } from "./priority.js";
-import type { DbSizeInfo, ObjectInfo, ViewSizeInfo } from "./types.js";
+import type { DbSizeInfo, GeoSizeInfo, ObjectInfo, ViewSizeInfo } from "./types.js";
 
-type SizedInfo = DbSizeInfo | ViewSizeInfo;
+type SizedInfo = DbSizeInfo | ViewSizeInfo | GeoSizeInfo;
 
 /** What one check saw, and how many update events had been heard when it was asked for. */
 export interface Observation {
@@ -49,7 +49,8 @@ export const learnGrowth = (previous: Observation, next: Observation, updates: n
 export const projectInfo = (info: SizedInfo, growth: Growth, updates: number): SizedInfo => {
   const fileBytes = Math.max(0, info.fileBytes + growth.fileBytesPerUpdate * updates);
   const activeBytes = Math.max(0, info.activeBytes + growth.activeBytesPerUpdate * updates);
-  if (info.kind === "view") return { ...info, fileBytes, activeBytes };
+  // Only a db's seq feeds a rule (min_changes); index files keep theirs as seen.
+  if (info.kind !== "db") return { ...info, fileBytes, activeBytes };
   return { ...info, fileBytes, activeBytes, updateSeq: info.updateSeq + growth.seqPerUpdate * updates };
 };
 

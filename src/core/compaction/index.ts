@@ -9,13 +9,13 @@
  *   decodeSmooshConfig(ini)              -> Either<ConfigError[], SmooshConfig>
  *   defaultSmooshConfig                  : SmooshConfig (CouchDB 3.4 defaults)
  *   objectKey(object)                    -> string (stable, unique per object)
- *   describeObject(object)               -> string for logs ("db", "db _design/x", "cleanup db")
+ *   describeObject(object)               -> string for logs ("db", "db _design/x", "cleanup db", "db _geo/<signature>")
  *   activeJobs(state)                    -> readonly { jobId, channel, object, adopted }[]
  */
 export * from "./types.js";
 export { decodeSmooshConfig, defaultSmooshConfig, type SmooshConfig, type ChannelConfig } from "./config.js";
 export { initSmoosh, step, smooshStatus, smooshMetrics, activeJobs, type SmooshState, type Step } from "./server.js";
-export { objectKey, describeObject } from "./object.js";
+export { objectKey, describeObject, channelKindOf } from "./object.js";
 export { type SmooshSnapshot } from "./snapshot.js";
 // Additions beyond the pinned contract: the snapshot codec the shell decodes
 // persisted state with, and a snapshot on demand (shutdown).

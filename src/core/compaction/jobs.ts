@@ -116,11 +116,23 @@ export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missi
     onReleased(d, job.object);
     return;
   }
+  if (info.kind === "geo" && info.compactionRunning) return leaveRunningGeo(d, job);
   // A compaction already running on the store (started by hand, or one that restarted
   // itself to catch up): watch it instead of starting another (CouchDB #3144/#3150).
   const adopt = info.kind !== "cleanup" && info.compactionRunning;
   putJob(d, { ...job, phase: "starting", adopted: adopt, priority });
   emit(d, { type: "start-job", jobId: job.jobId, channel: job.channel, object: job.object, adopt });
+};
+
+/**
+ * Only upholster compacts geo files, so one already being compacted was
+ * started by this process (a daemon restarted meanwhile): there is nothing
+ * to adopt and no second job to start; it is looked at again when written.
+ */
+const leaveRunningGeo = (d: Draft, job: Job): void => {
+  bump(d, "skippedAtStart");
+  log(d, "info", "smoosh: skipped at start, already being compacted", jobFields(job));
+  onReleased(d, job.object);
 };
 
 export const onJobStarted = (d: Draft, job: Job): void => {

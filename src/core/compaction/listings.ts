@@ -9,7 +9,7 @@
 import { backgroundCheck, forceCheck, noteBackgroundToken, takeToken } from "./checks.js";
 import { BoundedFifo } from "../shared/persistent.js";
 import { bump, emit, log, update, type Draft, type PendingListing } from "./state.js";
-import type { DbName, ListPurpose } from "./types.js";
+import type { CompactionObject, DbName, ListPurpose } from "./types.js";
 
 const listingKey = (l: PendingListing): string => `${l.purpose}\u0000${l.db}`;
 
@@ -100,12 +100,23 @@ export const onDbsListed = (d: Draft, purpose: ListPurpose, dbs: readonly DbName
   }
 };
 
-export const onDesignDocsListed = (d: Draft, purpose: ListPurpose, db: DbName, ddocs: readonly string[]): void => {
+/** A db's view groups and geo index files: operator scopes force their checks, rescans queue them in the background. */
+export const onDesignDocsListed = (
+  d: Draft,
+  purpose: ListPurpose,
+  db: DbName,
+  ddocs: readonly string[],
+  geoSignatures: readonly string[],
+): void => {
   onListingDone(d, db, purpose);
-  noteDesignDocs(d, db, ddocs.length);
-  for (const ddoc of ddocs) {
-    const view = { kind: "view" as const, db, ddoc };
-    if (purpose === "enqueue-all-views") forceCheck(d, view);
-    else backgroundCheck(d, view);
+  // Geo files count too: a stale one (its design doc gone) is still listed at the next rescan.
+  noteDesignDocs(d, db, ddocs.length + geoSignatures.length);
+  const objects: CompactionObject[] = [
+    ...ddocs.map((ddoc) => ({ kind: "view" as const, db, ddoc })),
+    ...geoSignatures.map((signature) => ({ kind: "geo" as const, db, signature })),
+  ];
+  for (const object of objects) {
+    if (purpose === "enqueue-all-views") forceCheck(d, object);
+    else backgroundCheck(d, object);
   }
 };

@@ -2,7 +2,7 @@
  * Naming compaction objects: a stable key for maps and queues, a readable
  * form for logs, and the few relations between objects the rules need.
  */
-import type { CompactionObject, DbName } from "./types.js";
+import type { ChannelKind, CompactionObject, DbName } from "./types.js";
 
 // NUL cannot occur in a CouchDB db name or doc id, so keys cannot collide and
 // every key of a db starts with `db + "\u0000"`.
@@ -17,10 +17,16 @@ export const objectKey = (object: CompactionObject): string => {
       return `${object.db}${SEP}view${SEP}${object.ddoc}`;
     case "cleanup":
       return `${object.db}${SEP}cleanup`;
+    case "geo":
+      return `${object.db}${SEP}geo${SEP}${object.signature}`;
   }
 };
 
-/** For logs, as CouchDB's `smoosh_utils:stringify`: "db", "db _design/x", "cleanup db". */
+/**
+ * For logs, as CouchDB's `smoosh_utils:stringify`: "db", "db _design/x",
+ * "cleanup db"; a geo file is "db _geo/<signature>" (a design doc id always
+ * starts with `_design/` and a db name has no space, so none is ambiguous).
+ */
 export const describeObject = (object: CompactionObject): string => {
   switch (object.kind) {
     case "db":
@@ -29,8 +35,19 @@ export const describeObject = (object: CompactionObject): string => {
       return `${object.db} ${object.ddoc}`;
     case "cleanup":
       return `cleanup ${object.db}`;
+    case "geo":
+      return `${object.db} _geo/${object.signature}`;
   }
 };
+
+/**
+ * The channels an object kind goes through. Geo index files go through the
+ * view channels (`[smoosh.ratio_views]` etc.): CouchDB's smoosh has no geo,
+ * and hastings indexes are index files like views, append-only until
+ * compacted, so the same ratio and slack thresholds fit them. A separate
+ * `geo_channels` would be a new knob nobody could set from CouchDB habits.
+ */
+export const channelKindOf = (kind: CompactionObject["kind"]): ChannelKind => (kind === "geo" ? "view" : kind);
 
 /** The db an object belongs to (what the ignore list and `db-deleted` match on). */
 export const objectDb = (object: CompactionObject): DbName => object.db;

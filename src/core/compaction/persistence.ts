@@ -3,7 +3,7 @@
  */
 import { placeInChannel, removeFromQueues } from "./channel.js";
 import { forceCheck } from "./checks.js";
-import { objectKey } from "./object.js";
+import { channelKindOf, objectKey } from "./object.js";
 import { queueItems } from "./queue.js";
 import type { SmooshSnapshot } from "./snapshot.js";
 import { isIgnored, log, type Draft, type SmooshState } from "./state.js";
@@ -33,7 +33,7 @@ export const restoreSnapshot = (d: Draft, snapshot: SmooshSnapshot): void => {
     for (const { object, priority } of items) {
       if (isIgnored(d.state, object) || d.state.runningKeys.has(objectKey(object))) continue;
       const channel = d.state.channels.get(name);
-      if (channel === undefined || channel.config.kind !== object.kind || priority <= 0) {
+      if (channel === undefined || channel.config.kind !== channelKindOf(object.kind) || priority <= 0) {
         forceCheck(d, object);
         continue;
       }

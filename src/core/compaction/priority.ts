@@ -4,6 +4,7 @@
  * quantization. 0 means "this channel does not take it".
  */
 import type { ChannelConfig } from "./config.js";
+import { channelKindOf } from "./object.js";
 import type { ObjectInfo } from "./types.js";
 
 type PriorityRule = Pick<
@@ -51,13 +52,17 @@ export const quantizePriority = (priority: number): number => {
 
 /** The priority of an object in a channel, given the facts just fetched. */
 export const channelPriority = (channel: PriorityRule, info: ObjectInfo): number => {
-  if (info.kind !== channel.kind) return 0;
+  if (channelKindOf(info.kind) !== channel.kind) return 0;
   switch (info.kind) {
     case "cleanup":
       return 1;
     case "view":
       // Views ignore min_changes (as CouchDB).
       return quantizePriority(sizePriority(channel, info.fileBytes, info.activeBytes, info.needsUpgrade));
+    case "geo":
+      // As a view (min_changes ignored); never in an old format, so an upgrade channel
+      // takes one only by the empty-file quirk of sizePriority, as it takes an empty view.
+      return quantizePriority(sizePriority(channel, info.fileBytes, info.activeBytes, false));
     case "db": {
       // The seed's db_changed/2: checked first, so even an upgrade waits for min_changes.
       if (info.compactedSeq !== undefined && info.updateSeq - info.compactedSeq < channel.minChanges) return 0;

@@ -140,7 +140,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       onDbsListed(d, event.purpose, event.dbs);
       return;
     case "design-docs-listed":
-      onDesignDocsListed(d, event.purpose, event.db, event.ddocs);
+      onDesignDocsListed(d, event.purpose, event.db, event.ddocs, event.geoSignatures ?? []);
       return;
     case "list-failed":
       if (event.db !== undefined) onListingDone(d, event.db, event.purpose);

@@ -27,6 +27,7 @@ export const CompactionObjectC: t.Type<CompactionObject, CompactionObject, unkno
   t.readonly(t.type({ kind: t.literal("db"), db: t.string })),
   t.readonly(t.type({ kind: t.literal("view"), db: t.string, ddoc: t.string })),
   t.readonly(t.type({ kind: t.literal("cleanup"), db: t.string })),
+  t.readonly(t.type({ kind: t.literal("geo"), db: t.string, signature: t.string })),
 ]);
 
 export const SnapshotItemC = t.readonly(t.type({ object: CompactionObjectC, priority: PriorityJsonC }));

@@ -14,11 +14,17 @@ export type DbName = string;
 /** A design document id, always with its prefix: `_design/foo`. */
 export type DesignDocId = string;
 
-/** Something smoosh can compact: a database, a view index group, or the index cleanup of a db. */
+/**
+ * Something smoosh can compact: a database, a view index group, the index
+ * cleanup of a db, or a geo index file (upholster's hastings indexes, one per
+ * signature; CouchDB's smoosh has none). Geo files go through the view
+ * channels: see `channelKindOf` in object.ts.
+ */
 export type CompactionObject =
   | { readonly kind: "db"; readonly db: DbName }
   | { readonly kind: "view"; readonly db: DbName; readonly ddoc: DesignDocId }
-  | { readonly kind: "cleanup"; readonly db: DbName };
+  | { readonly kind: "cleanup"; readonly db: DbName }
+  | { readonly kind: "geo"; readonly db: DbName; readonly signature: string };
 
 /** Facts about a database needed for its priority (see `priority.ts`). */
 export interface DbSizeInfo {
@@ -45,13 +51,25 @@ export interface ViewSizeInfo {
   readonly compactionRunning: boolean;
 }
 
+/** Facts about a geo index file: sized like a view group; never in an old format. */
+export interface GeoSizeInfo {
+  readonly kind: "geo";
+  readonly fileBytes: number;
+  readonly activeBytes: number;
+  /** The seq the index reflects (logs and growth; no rule reads it). */
+  readonly updateSeq: number;
+  /** Only upholster compacts geo files: a running one is left to end, never adopted. */
+  readonly compactionRunning: boolean;
+}
+
 /** Facts about a db's index cleanup: there is nothing to size, only whether the db still exists. */
 export interface CleanupInfo {
   readonly kind: "cleanup";
 }
 
-export type ObjectInfo = DbSizeInfo | ViewSizeInfo | CleanupInfo;
+export type ObjectInfo = DbSizeInfo | ViewSizeInfo | GeoSizeInfo | CleanupInfo;
 
+/** The kinds of channel (`db_channels`, `view_channels`, `cleanup_channels`); geo files use view channels. */
 export type ChannelKind = "db" | "view" | "cleanup";
 
 /** Why the core asked for a list of databases or design documents. */
@@ -103,6 +121,8 @@ export type SmooshEvent =
       readonly purpose: ListPurpose;
       readonly db: DbName;
       readonly ddocs: readonly DesignDocId[];
+      /** The signatures of the db's geo index files, listed with its design docs (absent: no geo indexes here). */
+      readonly geoSignatures?: readonly string[];
     }
   | { readonly type: "list-failed"; readonly purpose: ListPurpose; readonly db?: DbName; readonly error: string }
   | { readonly type: "tick" }

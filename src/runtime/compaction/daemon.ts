@@ -8,6 +8,10 @@
  * Each of them catches: a store call that fails becomes an event for the core,
  * so one bad database never stops the loop.
  *
+ * Geo index files (optional `geoFiles`) are compaction objects too: their
+ * growth notifications are updates, they are listed with a db's design docs,
+ * sized and compacted through `GeoIndexFiles`. Without it nothing changes.
+ *
  * Time comes only from the injected Scheduler, so the same code runs on wall
  * time and on a VirtualScheduler (tests, simulations, benchmarks).
  */
@@ -27,6 +31,7 @@ import {
 import { designDocId } from "../../core/shared/names.js";
 import { errorText } from "../../core/shared/error-text.js";
 import type { EventSource, StoreEvent } from "../../ports/events.js";
+import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { Logger, Scheduler, StatePort } from "../../ports/shell.js";
 import type { CompactionStore } from "../../ports/store.js";
 import { createInFlight } from "../in-flight.js";
@@ -51,6 +56,8 @@ export interface CompactionDaemonOptions {
    * `handleStoreEvent`.
    */
   readonly events?: EventSource | undefined;
+  /** upholster's geo index files, compacted through the view channels. */
+  readonly geoFiles?: GeoIndexFiles | undefined;
 }
 
 export type JobSummary = ReturnType<typeof activeJobs>[number];
@@ -82,16 +89,17 @@ export interface CompactionDaemon {
 }
 
 export function createCompactionDaemon(options: CompactionDaemonOptions): CompactionDaemon {
-  const { store, scheduler, events } = options;
+  const { store, scheduler, events, geoFiles } = options;
   const logger = options.logger.child?.({ subsystem: "smoosh" }) ?? options.logger;
   let config = options.config;
   const inFlight = createInFlight(logger, "smoosh");
   const dispatch = (event: SmooshEvent): void => host.dispatch(event);
-  const fetchInfo = createFetchBatcher(store, inFlight, dispatch);
-  const jobs = createJobRunner(store, inFlight, logger, dispatch);
+  const fetchInfo = createFetchBatcher(store, inFlight, dispatch, geoFiles);
+  const jobs = createJobRunner(store, inFlight, logger, dispatch, geoFiles);
   const tickTimer = createTickTimer(scheduler, () => dispatch({ type: "tick" }));
   const snapshots = options.state === undefined ? undefined : createSnapshotStore(options.state, inFlight, logger);
   const updates = createUpdateCoalescer(dispatch);
+  let stopGeoGrowth: (() => void) | undefined;
 
   const performOne = (effect: SmooshEffect): void => {
     switch (effect.type) {
@@ -108,7 +116,7 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
       case "list-dbs":
         return inFlight.track(listDbs(store, effect.purpose, dispatch));
       case "list-design-docs":
-        return inFlight.track(listDesignDocs(store, effect.db, effect.purpose, dispatch));
+        return inFlight.track(listDesignDocs(store, effect.db, effect.purpose, dispatch, geoFiles));
       case "schedule-tick":
         return tickTimer.schedule(effect.atMs);
       case "persist":
@@ -140,10 +148,13 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
       host.setOpen(true);
       host.reset(initSmoosh(config, scheduler.nowMs()));
       await restore();
+      stopGeoGrowth = geoFiles?.onGrowth((db, signature) => updates.noteUpdate({ kind: "geo", db, signature }));
       if (events !== undefined) await events.start((event) => updates.handle(event));
     },
     async stop() {
       if (!host.isOpen()) return;
+      stopGeoGrowth?.();
+      stopGeoGrowth = undefined;
       updates.flush();
       host.setOpen(false);
       tickTimer.cancel();

@@ -5,13 +5,19 @@
  * after its first write.
  */
 import type { SmooshEvent } from "../../core/compaction/index.js";
+import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { CompactionStore } from "../../ports/store.js";
 import type { InFlight } from "../in-flight.js";
 import { fetchInfos, type FetchInfoEffect } from "./fetch-info.js";
 
 export type FetchBatcher = (effect: FetchInfoEffect) => void;
 
-export function createFetchBatcher(store: CompactionStore, inFlight: InFlight, answer: (event: SmooshEvent) => void): FetchBatcher {
+export function createFetchBatcher(
+  store: CompactionStore,
+  inFlight: InFlight,
+  answer: (event: SmooshEvent) => void,
+  geoFiles?: GeoIndexFiles,
+): FetchBatcher {
   let batch: FetchInfoEffect[] | undefined;
   return (effect) => {
     if (batch !== undefined) {
@@ -23,7 +29,7 @@ export function createFetchBatcher(store: CompactionStore, inFlight: InFlight, a
     inFlight.track(
       Promise.resolve().then(() => {
         batch = undefined;
-        return fetchInfos(store, current, answer);
+        return fetchInfos(store, current, answer, geoFiles);
       }),
     );
   };

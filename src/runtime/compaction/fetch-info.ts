@@ -3,11 +3,14 @@
  * core with `info-fetched` (`"missing"` when it no longer exists) or
  * `info-failed`. Database fetches issued in the same step go out as one
  * `dbInfos` call where the store can batch (CouchDB `POST /_dbs_info`).
+ * Geo index files are asked of `GeoIndexFiles`, not of the store; without
+ * one they are `"missing"` (a restored queue may name one).
  */
 import type { ObjectInfo, SmooshEffect, SmooshEvent } from "../../core/compaction/index.js";
+import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { CompactionStore, DbInfo } from "../../ports/store.js";
 import { errorText } from "../../core/shared/error-text.js";
-import { toDbSizeInfo, toViewSizeInfo } from "./infos.js";
+import { toDbSizeInfo, toGeoSizeInfo, toViewSizeInfo } from "./infos.js";
 
 export type FetchInfoEffect = Extract<SmooshEffect, { type: "fetch-info" }>;
 
@@ -18,20 +21,26 @@ export async function fetchInfos(
   store: CompactionStore,
   effects: readonly FetchInfoEffect[],
   answer: (event: SmooshEvent) => void,
+  geoFiles?: GeoIndexFiles,
 ): Promise<void> {
   const dbFetches = effects.filter((e) => e.object.kind === "db");
   const batched = store.dbInfos !== undefined && dbFetches.length > 1;
   const singles = batched ? effects.filter((e) => e.object.kind !== "db") : effects;
   await Promise.all([
-    ...singles.map((effect) => fetchOne(store, effect, answer)),
+    ...singles.map((effect) => fetchOne(store, geoFiles, effect, answer)),
     ...(batched ? chunks(dbFetches, DB_INFOS_BATCH_SIZE).map((chunk) => fetchDbBatch(store, chunk, answer)) : []),
   ]);
 }
 
-async function fetchOne(store: CompactionStore, effect: FetchInfoEffect, answer: (event: SmooshEvent) => void): Promise<void> {
+async function fetchOne(
+  store: CompactionStore,
+  geoFiles: GeoIndexFiles | undefined,
+  effect: FetchInfoEffect,
+  answer: (event: SmooshEvent) => void,
+): Promise<void> {
   let info: ObjectInfo | "missing";
   try {
-    info = await objectInfo(store, effect.object);
+    info = await objectInfo(store, geoFiles, effect.object);
   } catch (error) {
     answer({ type: "info-failed", requestId: effect.requestId, error: errorText(error) });
     return;
@@ -39,7 +48,7 @@ async function fetchOne(store: CompactionStore, effect: FetchInfoEffect, answer:
   answer({ type: "info-fetched", requestId: effect.requestId, info });
 }
 
-async function objectInfo(store: CompactionStore, object: FetchInfoEffect["object"]): Promise<ObjectInfo | "missing"> {
+async function objectInfo(store: CompactionStore, geoFiles: GeoIndexFiles | undefined, object: FetchInfoEffect["object"]): Promise<ObjectInfo | "missing"> {
   switch (object.kind) {
     case "db": {
       const info = await store.dbInfo(object.db);
@@ -53,6 +62,10 @@ async function objectInfo(store: CompactionStore, object: FetchInfoEffect["objec
       // Nothing to size: cleanup only needs the db to still exist.
       const info = await store.dbInfo(object.db);
       return info === undefined ? "missing" : { kind: "cleanup" };
+    }
+    case "geo": {
+      const file = await geoFiles?.file(object.db, object.signature);
+      return file === undefined ? "missing" : toGeoSizeInfo(file);
     }
   }
 }

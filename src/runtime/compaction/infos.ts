@@ -2,7 +2,8 @@
  * Store facts -> the core's facts. The store port speaks CouchDB (`sizes.file`,
  * opaque seqs); the core wants only what its priority rules read.
  */
-import type { DbSizeInfo, ViewSizeInfo } from "../../core/compaction/index.js";
+import type { DbSizeInfo, GeoSizeInfo, ViewSizeInfo } from "../../core/compaction/index.js";
+import type { GeoIndexFile } from "../../ports/geo.js";
 import type { DbInfo, ViewIndexInfo } from "../../ports/store.js";
 
 export const toDbSizeInfo = (info: DbInfo): DbSizeInfo => ({
@@ -21,4 +22,12 @@ export const toViewSizeInfo = (info: ViewIndexInfo): ViewSizeInfo => ({
   activeBytes: info.activeBytes,
   needsUpgrade: info.needsUpgrade,
   compactionRunning: info.compactionRunning,
+});
+
+export const toGeoSizeInfo = (file: GeoIndexFile): GeoSizeInfo => ({
+  kind: "geo",
+  fileBytes: file.fileBytes,
+  activeBytes: file.activeBytes,
+  updateSeq: file.updateSeq,
+  compactionRunning: file.compactionRunning,
 });

@@ -1,10 +1,12 @@
 /**
  * Carries out the core's job effects on the store: start (or adopt) a
  * compaction, watch it to its end, and suspend, resume or cancel it where the
- * store can. Every outcome comes back to the core as an event.
+ * store can. Every outcome comes back to the core as an event. Geo index
+ * files are compacted through `GeoIndexFiles`, never the store.
  */
 import type { CompactionObject, SmooshEvent } from "../../core/compaction/index.js";
 import { errorText } from "../../core/shared/error-text.js";
+import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { Logger } from "../../ports/shell.js";
 import type { CompactionStore, JobHandle } from "../../ports/store.js";
 import type { InFlight } from "../in-flight.js";
@@ -18,7 +20,23 @@ export interface JobRunner {
   runningCount(): number;
 }
 
-export function createJobRunner(store: CompactionStore, inFlight: InFlight, logger: Logger, answer: (event: SmooshEvent) => void): JobRunner {
+/**
+ * The handle of a new job. The core never adopts a geo file (only upholster
+ * compacts them), so `adopt` concerns the store's objects alone.
+ */
+const launch = (store: CompactionStore, geoFiles: GeoIndexFiles | undefined, object: CompactionObject, adopt: boolean): Promise<JobHandle> => {
+  if (object.kind !== "geo") return adopt ? store.attachJob(object) : store.startJob(object);
+  if (geoFiles === undefined) return Promise.reject(new Error("no geo index files to compact here"));
+  return geoFiles.compact(object.db, object.signature);
+};
+
+export function createJobRunner(
+  store: CompactionStore,
+  inFlight: InFlight,
+  logger: Logger,
+  answer: (event: SmooshEvent) => void,
+  geoFiles?: GeoIndexFiles,
+): JobRunner {
   const handles = new Map<number, JobHandle>();
   const reportedIncapable = new Set<JobControl>();
 
@@ -44,7 +62,7 @@ export function createJobRunner(store: CompactionStore, inFlight: InFlight, logg
   const start = async (jobId: number, object: CompactionObject, adopt: boolean): Promise<void> => {
     let handle: JobHandle;
     try {
-      handle = adopt ? await store.attachJob(object) : await store.startJob(object);
+      handle = await launch(store, geoFiles, object, adopt);
     } catch (error) {
       answer({ type: "job-start-failed", jobId, error: errorText(error) });
       return;

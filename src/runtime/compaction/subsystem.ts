@@ -4,6 +4,7 @@
  */
 import type { SmooshConfig } from "../../core/compaction/index.js";
 import { smooshRoutes } from "../../http/compaction/routes.js";
+import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { Logger, Scheduler, StatePort } from "../../ports/shell.js";
 import type { CompactionStore } from "../../ports/store.js";
 import type { Subsystem } from "../subsystem.js";
@@ -15,6 +16,8 @@ export interface CompactionSubsystemDeps {
   readonly config: SmooshConfig;
   readonly logger: Logger;
   readonly state?: StatePort | undefined;
+  /** Geo index files to compact through the view channels; absent: dbs, views and cleanups only. */
+  readonly geoFiles?: GeoIndexFiles | undefined;
 }
 
 export interface CompactionSubsystem extends Subsystem {

@@ -11,6 +11,8 @@ import { storeEventToSmooshEvent } from "./store-events.js";
 
 export interface UpdateCoalescer {
   handle(event: StoreEvent): void;
+  /** An update of an object no store event names (a geo index file grew). */
+  noteUpdate(object: CompactionObject): void;
   /** Deliver what is pending now (before stopping, or before a forced event). */
   flush(): void;
 }
@@ -39,6 +41,7 @@ export function createUpdateCoalescer(dispatch: (event: SmooshEvent) => void): U
       flush();
       dispatch(smooshEvent);
     },
+    noteUpdate: add,
     flush,
   };
 }

@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { isRight } from "fp-ts/lib/Either.js";
 import type { IniSections } from "../../../src/core/shared/ini.js";
 import {
+  channelKindOf,
   decodeSmooshConfig,
   initSmoosh,
   objectKey,
@@ -53,6 +54,8 @@ export class Sim {
   readonly starts: StartRecord[] = [];
   readonly effects: SmooshEffect[] = [];
   suspended = false;
+  /** The geo index files listed with a db's design docs (none unless a test says). */
+  geoSignaturesOf: (db: string) => readonly string[] = () => [];
 
   constructor(
     readonly config: SmooshConfig,
@@ -121,7 +124,7 @@ export class Sim {
     const running = [...this.shellJobs.values()];
     expect(running.map((j) => j.key), "object started twice").not.toContain(key);
     expect(running.filter((j) => j.channel === e.channel).length, "concurrency exceeded").toBeLessThan(channel.concurrency);
-    expect(e.object.kind).toBe(channel.kind);
+    expect(channelKindOf(e.object.kind)).toBe(channel.kind);
   }
 
   /** Answer the `index`-th outstanding request; `ok` picks success or failure. */
@@ -159,9 +162,14 @@ export class Sim {
         this.send({ type: "dbs-listed", purpose: item.purpose, dbs: this.dbs });
         return;
       case "list-ddocs":
-        this.send({ type: "design-docs-listed", purpose: item.purpose, db: item.db, ddocs: this.ddocsOf(item.db) });
+        this.send(this.ddocsListed(item.db, item.purpose));
         return;
     }
+  }
+
+  private ddocsListed(db: string, purpose: "enqueue-all-dbs" | "enqueue-all-views" | "rescan"): SmooshEvent {
+    const geoSignatures = this.geoSignaturesOf(db);
+    return { type: "design-docs-listed", purpose, db, ddocs: this.ddocsOf(db), ...(geoSignatures.length > 0 ? { geoSignatures } : {}) };
   }
 
   /** Move the clock forward by `ms`, delivering every tick asked for on the way. */
