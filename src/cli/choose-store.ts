@@ -49,6 +49,12 @@ export interface StoreChoice {
   readonly subsystems: readonly Subsystem[];
   /** How background indexing builds on this store: CouchDB's backends over HTTP; the memory store's own views by default. */
   readonly indexing: IndexingSubsystemOptions;
+  /**
+   * Keep geo indexes on disk by default (`<state_dir>/geo`): true for CouchDB,
+   * whose data outlives upholster; false for the memory store, whose data
+   * (and so any index of it) is gone when the process ends.
+   */
+  readonly geoIndexesOnDisk: boolean;
   /** View queries served by upholster (the memory store), reported to the indexer once it exists (queried indexes go first). */
   readonly queryTap?: QueryTap;
   /** Release the store's resources (connections) after upholster stopped. */
@@ -82,6 +88,7 @@ function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
     // CouchDB's document API over the embedded store (against CouchDB, CouchDB serves it).
     subsystems: [documentsSubsystem({ api: createMemoryDocumentApi({ store, timers: scheduler }), views: queryTap?.views, clock: scheduler })],
     indexing: {},
+    geoIndexesOnDisk: false,
     ...(queryTap !== undefined ? { queryTap } : {}),
     // Ends the store's sandbox worker (its views' map functions).
     close: async () => store.close(),
@@ -126,6 +133,7 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     authenticator: async () => createCouchDbAuthenticator({ couchdbUrl: server, clock: scheduler }),
     subsystems: [couchStatusSubsystem(handle)],
     indexing: { backends: indexBackends.backends, dbNameOf: clusteredDbOf },
+    geoIndexesOnDisk: true,
     close: async () => {
       await handle.close();
       await indexBackends.close();

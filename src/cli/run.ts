@@ -9,6 +9,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import type { IniSections } from "../core/shared/ini.js";
 import { formatConfigProblem, loadConfig, type UpholsterConfig } from "../config/load.js";
 import { mergeIni } from "../config/ini-file.js";
+import { join } from "node:path";
 import { createFileStatePort } from "../adapters/state/index.js";
 import type { Logger } from "../ports/shell.js";
 import type { Authenticator } from "../http/auth/types.js";
@@ -107,6 +108,7 @@ export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopp
     // `state`: what the feed knows of each db survives restarts, so events lost while upholster was down are recovered.
     subsystems: [dbUpdatesSubsystem({ store: choice.store, scheduler, config: config.ini, logger, authenticator, state }), ...choice.subsystems],
     indexing: choice.indexing,
+    geo: choice.geoIndexesOnDisk && config.geo.indexDir === undefined ? { indexDir: join(stateDirOf(config), "geo") } : {},
   });
   choice.queryTap?.connect((db, ddoc) => upholster.indexing.noteQuery(db, ddoc));
   demo?.prefill();

@@ -13,6 +13,7 @@ import { decodeDbUpdatesConfig } from "../core/db-updates/config.js";
 import { decodeIndexingConfig } from "../core/indexing/index.js";
 import type { IniSections } from "../core/shared/ini.js";
 import { decodeCouchSettings } from "./couchdb-section.js";
+import { decodeGeoSettings } from "./hastings-section.js";
 import { COUCHDB_KEYS, COUCHDB_ONLY_SECTIONS, COUCHDB_SECTION_PATTERNS } from "./couchdb-sections.js";
 import { keysReadBy, type KeysBySection } from "./keys-read.js";
 import { decodeUpholsterSettings, UPHOLSTER_SECTION } from "./upholster-section.js";
@@ -43,17 +44,22 @@ const DECODED: readonly KeysBySection[] = [
   decodedBy(decodeUpholsterSettings), // [upholster]
   decodedBy(decodeCouchSettings), // [couchdb]
   decodedBy(decodeIndexingConfig), // [ken], [fabric] index_updater_*
+  decodedBy(decodeGeoSettings), // [hastings]
 ];
 
 /** `[smoosh.<channel>]` for any channel name: the keys a configured channel is read for. */
 const CHANNEL_KEYS: ReadonlySet<string> =
   keysReadBy(decodeSmooshConfig, { smoosh: { db_channels: PROBE_CHANNEL } }).get(`${CHANNEL_SECTION_PREFIX}${PROBE_CHANNEL}`) ?? new Set();
 
-/** Sections whose keys are names (of dbs, of users): any key. */
-const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins", "ken.ignore", "query_servers", "native_query_servers"];
+/**
+ * Sections whose keys are names (of dbs, of users): any key. And `[hastings]`:
+ * upholster reads two keys there, but Cloudant's own hastings keys are not
+ * documented anywhere, so an ini that carries them stays quiet.
+ */
+const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins", "ken.ignore", "query_servers", "native_query_servers", "hastings"];
 
 /** Sections a subsystem will decode soon; quiet until it registers its keys in `DECODED`. */
-const COMING_SECTIONS = ["hastings"];
+const COMING_SECTIONS: readonly string[] = [];
 
 export function createKnownSections(decoded: readonly KeysBySection[] = DECODED): KnownSections {
   const keyed = new Map<string, Set<string>>();

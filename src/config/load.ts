@@ -13,6 +13,7 @@ import { formatConfigError, type ConfigError, type IniSections } from "../core/s
 import { mergeIni, parseIniText } from "./ini-file.js";
 import { decodeUpholsterSettings, type UpholsterSettings } from "./upholster-section.js";
 import { decodeCouchSettings, type CouchSettings } from "./couchdb-section.js";
+import { decodeGeoSettings, type GeoSettings } from "./hastings-section.js";
 import { unknownKeyWarnings, type ConfigWarning } from "./unknown-keys.js";
 
 /** Everything decoded, plus the raw sections for subsystems that decode their own. */
@@ -25,6 +26,8 @@ export interface UpholsterConfig {
   readonly couchdb: CouchSettings;
   /** `[ken]`, `[ken.ignore]`, `[fabric] index_updater_*`: background indexing. */
   readonly indexing: IndexingConfig;
+  /** `[hastings]`: geo indexes (enabled, index_dir). */
+  readonly geo: GeoSettings;
   /** Unknown keys and sections, each once, with the nearest known name: logged at start, never fatal. */
   readonly warnings: readonly ConfigWarning[];
 }
@@ -47,16 +50,18 @@ export function decodeConfig(ini: IniSections): Either<ConfigError[], UpholsterC
   // embedder's bad key never stops it); at the CLI a bad value is refused like any other.
   const globalChanges = decodeDbUpdatesConfig(ini).errors;
   const indexing = decodeIndexingConfig(ini);
+  const geo = decodeGeoSettings(ini);
   const errors = [
     ...(isLeft(smoosh) ? smoosh.left : []),
     ...(isLeft(indexing) ? indexing.left : []),
     ...(isLeft(upholster) ? upholster.left : []),
     ...(isLeft(couchdb) ? couchdb.left : []),
+    ...(isLeft(geo) ? geo.left : []),
     ...globalChanges,
   ];
-  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || isLeft(indexing) || globalChanges.length > 0) return left(errors);
+  if (isLeft(smoosh) || isLeft(upholster) || isLeft(couchdb) || isLeft(indexing) || isLeft(geo) || globalChanges.length > 0) return left(errors);
   const warnings = unknownKeyWarnings(ini, smoosh.right);
-  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right, indexing: indexing.right, warnings });
+  return right({ _tag: "UpholsterConfig", ini, smoosh: smoosh.right, upholster: upholster.right, couchdb: couchdb.right, indexing: indexing.right, geo: geo.right, warnings });
 }
 
 export interface LoadConfigOptions {

@@ -83,7 +83,10 @@ export interface CompactionStore {
   designDocs(db: DbName): Promise<DesignDoc[]>;
   /** `undefined` when the design doc or its index does not exist. */
   viewIndexInfo(db: DbName, ddoc: DesignDocId): Promise<ViewIndexInfo | undefined>;
-  /** Start compacting a db or view group, or run view cleanup (`POST /{db}/_view_cleanup`). */
+  /**
+   * Start compacting a db or view group, or run view cleanup (`POST /{db}/_view_cleanup`).
+   * Never asked for a geo index file: the daemon compacts those through `GeoIndexFiles`.
+   */
   startJob(object: CompactionObject): Promise<JobHandle>;
   /** Watch a compaction of `object` that is already running (started by someone else). */
   attachJob(object: CompactionObject): Promise<JobHandle>;
@@ -116,6 +119,8 @@ export interface ChangeRow {
   readonly seq: string;
   readonly deleted?: boolean;
   readonly rev: string;
+  /** With `includeDocs`: the document at `rev` (a deletion: `_deleted: true`). */
+  readonly doc?: StoredDoc | undefined;
 }
 
 export interface ChangesQuery {
@@ -123,6 +128,8 @@ export interface ChangesQuery {
   readonly since?: string | undefined;
   readonly limit?: number | undefined;
   readonly descending?: boolean | undefined;
+  /** `include_docs=true`: each row carries its document (`doc`). */
+  readonly includeDocs?: boolean | undefined;
 }
 
 export interface ChangesPage {

@@ -26,6 +26,7 @@ import type { CompactionDaemon } from "./compaction/daemon.js";
 import { compactionSubsystem } from "./compaction/subsystem.js";
 import { indexingSubsystem, type IndexingSubsystemOptions } from "./indexing/subsystem.js";
 import type { IndexingDaemon } from "./indexing/daemon.js";
+import { geoSubsystem, type GeoSubsystem, type GeoSubsystemOptions } from "./geo/subsystem.js";
 import { realScheduler } from "./scheduler.js";
 import type { Subsystem } from "./subsystem.js";
 
@@ -56,6 +57,12 @@ export interface UpholsterOptions {
    * `createCouchIndexBackends`); more with `upholster.indexing.registerBackend`.
    */
   readonly indexing?: IndexingSubsystemOptions;
+  /**
+   * Geo indexes (hastings `st_indexes`, `_geo`), on every store, configured
+   * by `[hastings]`: on by default, its backend registered with the indexer,
+   * its routes mounted before `subsystems`' ones.
+   */
+  readonly geo?: GeoSubsystemOptions;
 }
 
 export interface HttpOptions {
@@ -95,6 +102,8 @@ export interface Upholster {
   readonly smoosh: CompactionDaemon;
   /** The background indexer: registerBackend, enqueue, prioritize, lag, deploy, status. */
   readonly indexing: IndexingDaemon;
+  /** Geo: the service behind `_geo`, the index files (for the compaction daemon), the manager. */
+  readonly geo: GeoSubsystem;
 }
 
 /** Thrown by createUpholster for INI sections that do not decode; `errors` names each section, key and value. */
@@ -111,14 +120,19 @@ export function createUpholster(options: UpholsterOptions): Upholster {
   const logger = options.logger ?? createPinoLogger({ level: config.upholster.logLevel });
   const { store, events } = options;
 
-  const compaction = compactionSubsystem({ store, scheduler, config: config.smoosh, logger, state: options.state });
-  const smoosh = compaction.daemon;
-
   const indexing = indexingSubsystem({ store, scheduler, config: config.indexing, logger, state: options.state, ...options.indexing });
 
-  // The subsystems: compaction, indexing, then what the caller adds (the db updates feed
-  // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`; hastings later).
-  const subsystems: Subsystem[] = [compaction, indexing, ...(options.subsystems ?? [])];
+  const geo = geoSubsystem({ store, settings: config.geo, logger, onQuery: (db, ddoc) => indexing.daemon.noteQuery(db, ddoc), ...options.geo });
+  if (geo.backend !== undefined) indexing.daemon.registerBackend(geo.backend);
+
+  // Geo index files are compacted like view groups (through the view channels).
+  const compaction = compactionSubsystem({ store, scheduler, config: config.smoosh, logger, state: options.state, geoFiles: geo.files });
+  const smoosh = compaction.daemon;
+
+  // The subsystems: compaction, indexing, geo, then what the caller adds (the db updates feed
+  // (global_changes, `/_db_updates`) via `dbUpdatesSubsystem`). Geo's routes come before the
+  // added ones: the documents routes would otherwise claim `/_design/x/_geo/...`.
+  const subsystems: Subsystem[] = [compaction, indexing, geo, ...(options.subsystems ?? [])];
 
   let running = false;
   let http: HttpServer | undefined;
@@ -199,6 +213,7 @@ export function createUpholster(options: UpholsterOptions): Upholster {
     httpAddress: () => http?.address(),
     smoosh,
     indexing: indexing.daemon,
+    geo,
   };
 }
 

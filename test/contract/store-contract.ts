@@ -112,6 +112,33 @@ export const storeContract = (name: string, makeHarness: () => Promise<StoreHarn
       }
     });
 
+    it("changes with includeDocs: each row carries its doc at that rev, a deletion as a tombstone; without it, none", async () => {
+      const h = await makeHarness();
+      try {
+        const db = unique("changes_docs");
+        await h.createDb(db);
+        const [a, b] = await h.store.bulkDocs(db, [
+          { _id: "a", n: 1 },
+          { _id: "b", n: 2 },
+        ]);
+        if (!a?.ok || !b?.ok) throw new Error("writes failed");
+        await h.store.bulkDocs(db, [{ _id: "b", _rev: b.rev, _deleted: true }]);
+        const page = await h.store.changes(db, { includeDocs: true });
+        const byId = new Map(page.results.map((row) => [row.id, row]));
+        expect(byId.get("a")?.doc).toMatchObject({ _id: "a", _rev: a.rev, n: 1 });
+        expect(byId.get("b")?.deleted).toBe(true);
+        expect(byId.get("b")?.doc).toMatchObject({ _id: "b", _deleted: true });
+        const limited = await h.store.changes(db, { includeDocs: true, limit: 1 });
+        expect(limited.results).toHaveLength(1);
+        expect(limited.results[0]?.doc?._id).toBe(limited.results[0]?.id);
+        const plain = await h.store.changes(db, {});
+        expect(plain.results.every((row) => row.doc === undefined)).toBe(true);
+        await h.deleteDb(db);
+      } finally {
+        await h.close();
+      }
+    });
+
     it("the event source delivers created, updated and deleted", async () => {
       const h = await makeHarness();
       const source = h.newEventSource();

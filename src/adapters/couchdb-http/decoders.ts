@@ -139,7 +139,7 @@ export const DesignDocsBody = both(
 export const ChangesBody = both(
   {
     results: t.array(
-      both({ id: t.string, seq: Seq, changes: t.array(t.type({ rev: t.string })) }, { deleted: t.boolean }, "ChangeRow"),
+      both({ id: t.string, seq: Seq, changes: t.array(t.type({ rev: t.string })) }, { deleted: t.boolean, doc: t.union([StoredDocBody, t.null]) }, "ChangeRow"),
     ),
     last_seq: Seq,
   },

@@ -358,7 +358,7 @@ export class CouchStore implements Store, DbListing {
     const res = await this.o.client.call({
       method: "GET",
       path,
-      query: { since: query.since, limit: query.limit, descending: query.descending },
+      query: { since: query.since, limit: query.limit, descending: query.descending, include_docs: query.includeDocs === true ? true : undefined },
     });
     return decodeChanges(res.body, `GET ${path}`);
   }
@@ -388,6 +388,7 @@ export const decodeChanges = (body: unknown, endpoint: string): ChangesPage => {
       seq: seqString(r.seq),
       rev: r.changes[0]?.rev ?? "",
       ...(r.deleted === true ? { deleted: true } : {}),
+      ...(r.doc !== undefined && r.doc !== null ? { doc: r.doc as StoredDoc } : {}),
     })),
     lastSeq: seqString(decoded.last_seq),
   };

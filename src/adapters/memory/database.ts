@@ -240,7 +240,13 @@ export class MemoryDatabase {
       const record = this.docs.get(entry.id);
       if (record === undefined || record.seq !== entry.seq) return true;
       if (results.length >= limit) return false;
-      results.push({ id: record.id, seq: String(record.seq), rev: record.rev, ...(record.deleted ? { deleted: true } : {}) });
+      results.push({
+        id: record.id,
+        seq: String(record.seq),
+        rev: record.rev,
+        ...(record.deleted ? { deleted: true } : {}),
+        ...(query.includeDocs === true ? { doc: toStoredDoc(record) } : {}),
+      });
       return true;
     };
     let cutShort = false;

@@ -74,3 +74,15 @@ export const parseGeoRequest = (
   const decoded = decodeGeoQuery(params, options);
   return decoded._tag === "Left" ? decoded : prepareGeoQuery(decoded.right);
 };
+export {
+  decodeStIndex,
+  decodeStIndexes,
+  stIndexSignature,
+  geoIndexesOf,
+  ST_INDEXES_FIELD,
+  ST_INDEXES_TYPE,
+  DEFAULT_ST_INDEX_TYPE,
+  type StIndexDefinition,
+  type StIndexDimensions,
+  type DecodedStIndexes,
+} from "./st-indexes.js";
