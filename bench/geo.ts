@@ -7,8 +7,14 @@
  * across) over the whole world, one geometry per doc.
  *
  * 1. Build: every path in BUILD_PATHS indexes the docs from scratch and is
- *    timed (today: GeoIndex.upsert of the geometries and the tree build;
- *    the sandboxed index-function path is meant to be added as another entry).
+ *    timed, docs/s printed: GeoIndex.upsert of the geometries given (the
+ *    engine alone), and the real path (sandbox-build.ts): the docs as
+ *    CouchDB docs through the design doc's st_index function
+ *    `function(doc){ if (doc.geometry) st_index(doc.geometry); }` in the
+ *    QuickJS sandbox (worker thread), pages of 1,000 docs per run() call
+ *    with 3 pages in flight as the view updater does, each page's
+ *    geometries upserted while the next ones are in the sandbox (goal:
+ *    >= 20,000 docs/s). The last path's index is the one queried.
  * 2. Queries, in-process: query string -> parseGeoRequest -> index.search,
  *    p50/p99 over GEO_QUERIES random queries per kind (the index then
  *    takes 1% more upserts, so its dynamic tier is in use, as while indexing):
@@ -17,6 +23,11 @@
  *      polygon   g=POLYGON(...) about 1x1 degree, relation intersects
  *      nearest   g=POINT(...)&nearest=true&limit=10
  *    once as built and once after compact().
+ * 2b. The same queries over HTTP (http-timing.ts): upholster's server on
+ *    loopback with the `_geo` routes over a GeoService wrapping this index,
+ *    a keep-alive undici client in this process sending one request at a
+ *    time, timed to the parsed JSON body (as PostGIS's client below times to
+ *    its parsed rows).
  * 3. The same queries against PostGIS 15 (a private throwaway cluster, data
  *    bulk-loaded with COPY, GiST index, ANALYZE), timed from this client
  *    (prepared statements over loopback TCP), with hastings' semantics in
@@ -33,6 +44,9 @@ import { GeoIndex } from "../src/adapters/geo/index.js";
 import { parseGeoRequest, type GeoJsonGeometry, type PreparedGeoQuery } from "../src/core/geo/index.js";
 import { createRandom } from "../src/adapters/memory/random.js";
 import { startPostgis, type PostgisCluster } from "../test/support/postgis.js";
+import { buildThroughSandbox } from "./geo/sandbox-build.js";
+import { startGeoHttp, timeOverHttp } from "./geo/http-timing.js";
+import { nowUs, percentiles, type Latency } from "./geo/timing.js";
 
 const POINTS = Number(process.env.GEO_POINTS ?? 1_000_000);
 const POLYGONS = Number(process.env.GEO_POLYGONS ?? Math.round(POINTS / 10));
@@ -69,10 +83,10 @@ function makeDocs(): BenchDoc[] {
   return docs;
 }
 
-/** One way of turning docs into a searchable index; the lead adds the sandboxed index-function path here. */
+/** One way of turning docs into a searchable index. */
 interface BuildPath {
   readonly name: string;
-  build(docs: readonly BenchDoc[]): GeoIndex;
+  build(docs: readonly BenchDoc[]): GeoIndex | Promise<GeoIndex>;
 }
 
 const BUILD_PATHS: readonly BuildPath[] = [
@@ -84,6 +98,10 @@ const BUILD_PATHS: readonly BuildPath[] = [
       index.flush();
       return index;
     },
+  },
+  {
+    name: "CouchDB docs through st_index in the QuickJS sandbox (worker), then GeoIndex.upsert, then flush()",
+    build: (docs) => buildThroughSandbox(docs),
   },
 ];
 
@@ -146,20 +164,6 @@ const SQL: Record<QueryKind, string> = {
             ORDER BY ST_Distance(ST_Centroid(q.g), ST_Centroid(geom)), id LIMIT 25`,
   nearest: `SELECT id FROM docs ORDER BY geom <-> ST_SetSRID(ST_MakePoint($1, $2), 4326) LIMIT 10`,
 };
-
-interface Latency {
-  readonly p50Us: number;
-  readonly p99Us: number;
-  readonly meanHits: number;
-}
-
-function percentiles(samplesUs: number[], hits: number): Latency {
-  samplesUs.sort((a, b) => a - b);
-  const at = (q: number): number => samplesUs[Math.min(samplesUs.length - 1, Math.floor(q * samplesUs.length))]!;
-  return { p50Us: at(0.5), p99Us: at(0.99), meanHits: hits / samplesUs.length };
-}
-
-const nowUs = (): number => Number(process.hrtime.bigint()) / 1000;
 
 function timeInProcess(index: GeoIndex, queries: readonly BenchQuery[]): Latency {
   let hits = 0;
@@ -233,10 +237,13 @@ async function main(): Promise<void> {
   for (const path of BUILD_PATHS) {
     const heapBefore = process.memoryUsage().heapUsed;
     const start = performance.now();
-    index = path.build(docs);
+    index = await path.build(docs);
     const ms = performance.now() - start;
     const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
-    console.log(`build  ${path.name}: ${(ms / 1000).toFixed(2)} s (${((ms * 1000) / docs.length).toFixed(2)} us/doc, ~${heapMb.toFixed(0)} MB heap)`);
+    const docsPerSecond = Math.round(docs.length / (ms / 1000)).toLocaleString("en-US");
+    console.log(
+      `build  ${path.name}: ${(ms / 1000).toFixed(2)} s, ${docsPerSecond} docs/s (${((ms * 1000) / docs.length).toFixed(2)} us/doc, ~${heapMb.toFixed(0)} MB heap; ${index.docCount.toLocaleString("en-US")} docs indexed)`,
+    );
   }
   if (index === undefined) return;
   // Updates after the build, as an index under a changes feed sees: they land in the dynamic tier.
@@ -248,6 +255,13 @@ async function main(): Promise<void> {
   index.compact();
   console.log(`compact: ${(performance.now() - start).toFixed(0)} ms; sizes ${JSON.stringify(index.sizes())}`);
   const compacted = new Map(KINDS.map((kind) => [kind, timeInProcess(index, queries.get(kind)!)]));
+  const http = await startGeoHttp(index);
+  const overHttp = new Map<QueryKind, Latency>();
+  try {
+    for (const kind of KINDS) overHttp.set(kind, await timeOverHttp(http, queries.get(kind)!.map((q) => q.params)));
+  } finally {
+    await http.close();
+  }
 
   let postgis: Map<QueryKind, PostgisTiming> | undefined;
   if (WITH_POSTGIS) {
@@ -273,6 +287,21 @@ async function main(): Promise<void> {
       `${kind.padEnd(9)} ${`${fmt(a.p50Us)} / ${fmt(a.p99Us)}`.padEnd(32)} ${`${fmt(c.p50Us)} / ${fmt(c.p99Us)}`.padEnd(27)} ${
         p === undefined ? "-".padEnd(23) : `${fmt(p.latency.p50Us)} / ${fmt(p.latency.p99Us)}`.padEnd(23)
       } ${ratio.padEnd(10)} ${`${a.meanHits.toFixed(1)}${p === undefined ? "" : ` (${p.latency.meanHits.toFixed(1)})`}`.padEnd(20)} ${agreement}`,
+    );
+  }
+  printHttpTable(overHttp, postgis);
+}
+
+/** Over HTTP against PostGIS over its own protocol; a ratio above 1x means upholster answers sooner. */
+function printHttpTable(overHttp: ReadonlyMap<QueryKind, Latency>, postgis: ReadonlyMap<QueryKind, PostgisTiming> | undefined): void {
+  console.log("\nquery     upholster over HTTP (p50 / p99)   PostGIS (p50 / p99)     PostGIS/upholster p50   p99");
+  console.log("          (GET _geo, keep-alive, to parsed JSON) (SQL round trip)      (goal: >= 1x)");
+  for (const kind of KINDS) {
+    const h = overHttp.get(kind)!;
+    const p = postgis?.get(kind)?.latency;
+    const ratio = (a: number | undefined, b: number): string => (a === undefined ? "-" : `${(a / b).toFixed(2)}x`);
+    console.log(
+      `${kind.padEnd(9)} ${`${fmt(h.p50Us)} / ${fmt(h.p99Us)}`.padEnd(33)} ${(p === undefined ? "-" : `${fmt(p.p50Us)} / ${fmt(p.p99Us)}`).padEnd(23)} ${ratio(p?.p50Us, h.p50Us).padEnd(23)} ${ratio(p?.p99Us, h.p99Us)}`,
     );
   }
 }
