@@ -49,6 +49,8 @@ interface Result {
   readonly reclaimedBytes: number;
   readonly compactions: number;
   readonly wallMs: number;
+  /** CPU time of this process during the row (user + system), ms: comparable when other work shares the machine. */
+  readonly cpuMs: number;
 }
 
 const totalFile = (store: MemoryStore): number => {
@@ -91,6 +93,7 @@ function compactAfterEveryWrite(store: MemoryStore): { stats(): { compactions: n
 
 async function simulate(policy: Policy): Promise<Result> {
   const started = process.hrtime.bigint();
+  const cpuStarted = process.cpuUsage();
   const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0) });
   // Views built 5 s after writes (the store's default used to be so), map functions in this thread (deterministic).
   const store = createMemoryStore({ scheduler, autoIndexDelayMs: 5_000, sandbox: createSandboxFactory({ thread: "main" }) });
@@ -156,6 +159,7 @@ async function simulate(policy: Policy): Promise<Result> {
     reclaimedBytes,
     compactions,
     wallMs: Number(process.hrtime.bigint() - started) / 1e6,
+    cpuMs: ((cpu) => (cpu.user + cpu.system) / 1000)(process.cpuUsage(cpuStarted)),
   };
 }
 
@@ -172,7 +176,8 @@ async function main(): Promise<void> {
     console.log(
       `${policy.padEnd(12)} peak ${mb(r.peakBytes).padStart(11)}  mean ${mb(r.meanBytes).padStart(11)}  ` +
         `final ${mb(r.finalBytes).padStart(11)} (live ${mb(r.liveBytes)})  reclaimed ${mb(r.reclaimedBytes).padStart(11)}  ` +
-        `compactions ${String(r.compactions).padStart(8)}  (${(r.wallMs / 1000).toFixed(1)} s wall, ${Math.round((HOURS * 3_600_000) / r.wallMs)}x real time)`,
+        `compactions ${String(r.compactions).padStart(8)}  (${(r.wallMs / 1000).toFixed(1)} s wall, ${Math.round((HOURS * 3_600_000) / r.wallMs)}x real time; ` +
+        `${(r.cpuMs / 1000).toFixed(1)} s CPU, ${Math.round((HOURS * 3_600_000) / r.cpuMs)}x)`,
     );
   }
   const find = (policy: Policy): Result | undefined => results.find((r) => r.policy === policy);

@@ -34,6 +34,20 @@ const DocWriteCodec = t.intersection([
   t.partial({ _rev: t.union([t.string, t.undefined]), _deleted: t.union([t.boolean, t.undefined]) }),
 ]);
 
+type DocWrite = t.TypeOf<typeof DocWriteCodec>;
+
+/**
+ * Exactly what `DocWriteCodec` accepts (a non-array object, a string `_id`,
+ * `_rev` a string or absent, `_deleted` a boolean or absent), tested without
+ * io-ts: its decode cost a tenth of a simulated write. Anything else still
+ * goes through the codec, so the errors are unchanged.
+ */
+const isPlainDocWrite = (doc: unknown): doc is DocWrite => {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return false;
+  const { _id, _rev, _deleted } = doc as Record<string, unknown>;
+  return typeof _id === "string" && (_rev === undefined || typeof _rev === "string") && (_deleted === undefined || typeof _deleted === "boolean");
+};
+
 export interface WriteBatchResult {
   readonly results: DocWriteResult[];
   /** Documents written, in order (for events and view indexes). */
@@ -115,11 +129,15 @@ export class MemoryDatabase {
   }
 
   private writeOne(doc: unknown): DocRecord | { error: string; reason: string } {
-    const decoded = DocWriteCodec.decode(doc);
-    if (isLeft(decoded)) {
-      return { error: "bad_request", reason: "Document must be a JSON object with a string _id" };
+    let write: DocWrite;
+    if (isPlainDocWrite(doc)) write = doc;
+    else {
+      const decoded = DocWriteCodec.decode(doc);
+      if (isLeft(decoded)) {
+        return { error: "bad_request", reason: "Document must be a JSON object with a string _id" };
+      }
+      write = decoded.right;
     }
-    const write = decoded.right;
     const idProblem = docIdProblem(write._id);
     if (idProblem !== undefined) return { error: "illegal_docid", reason: idProblem };
     if (write._rev !== undefined && revGeneration(write._rev) === undefined) {
@@ -133,8 +151,10 @@ export class MemoryDatabase {
     if (!matches) return { error: "conflict", reason: "Document update conflict." };
 
     const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(doc as Record<string, unknown>)) {
-      if (key !== "_id" && key !== "_rev" && key !== "_deleted") body[key] = value;
+    // Object.keys: the own enumerable keys, in the order Object.entries gives them, without a pair per field.
+    const fields = doc as Record<string, unknown>;
+    for (const key of Object.keys(fields)) {
+      if (key !== "_id" && key !== "_rev" && key !== "_deleted") body[key] = fields[key];
     }
     let bodyJson: string;
     try {

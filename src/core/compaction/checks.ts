@@ -34,11 +34,21 @@ import { queueHas } from "./queue.js";
 import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
 import type { CompactionObject, ObjectInfo } from "./types.js";
 
-const settingsOf = (state: SmooshState): ScheduleSettings => ({
-  minCheckIntervalMs: state.config.minCheckIntervalMs,
-  maxCheckIntervalMs: state.config.maxCheckIntervalSecs * 1000,
-  stalenessMs: state.config.stalenessMinutes * 60_000,
-});
+/** Derived once per config object (configs are immutable): every update event asks for them. */
+const settingsByConfig = new WeakMap<SmooshState["config"], ScheduleSettings>();
+
+const settingsOf = (state: SmooshState): ScheduleSettings => {
+  let settings = settingsByConfig.get(state.config);
+  if (settings === undefined) {
+    settings = {
+      minCheckIntervalMs: state.config.minCheckIntervalMs,
+      maxCheckIntervalMs: state.config.maxCheckIntervalSecs * 1000,
+      stalenessMs: state.config.stalenessMinutes * 60_000,
+    };
+    settingsByConfig.set(state.config, settings);
+  }
+  return settings;
+};
 
 const channelConfigsFor = (state: SmooshState, object: CompactionObject): ChannelConfig[] =>
   channelsFor(state.config, channelKindOf(object.kind)).flatMap((name) => {
@@ -92,7 +102,8 @@ const reschedule = (d: Draft, key: string, watch: WatchEntry): void => {
   if (watch.dirtySinceMs === undefined) return setChecks(d, unscheduleDue(s.checks, key));
   if (s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || s.checks.forced.has(key)) return;
   const atMs = nextCheckAtMs(watch, settingsOf(s), isQueued(s, key));
-  if (s.checks.dueDbs.timeOf(key) === atMs || s.checks.dueOthers.timeOf(key) === atMs) return;
+  // scheduleDue keeps dbs in dueDbs and every other object in dueOthers: one lookup says whether it is there already.
+  if ((watch.object.kind === "db" ? s.checks.dueDbs : s.checks.dueOthers).timeOf(key) === atMs) return;
   setChecks(d, scheduleDue(s.checks, key, watch.object, atMs));
 };
 

@@ -157,10 +157,11 @@ export class TimedKeys<V> {
     return it.valid ? it.value : undefined;
   }
 
-  /** Set (or move) `key` to time `atMs`. */
+  /** Set (or move) `key` to time `atMs`. The old entry leaves the tree; `byKey.set` overwrites it in place (no delete first). */
   set(key: string, atMs: number, value: V): TimedKeys<V> {
-    const base = this.delete(key);
-    return new TimedKeys(base.byTime.insert([atMs, key], value), base.byKey.set(key, atMs));
+    const oldMs = this.byKey.get(key);
+    const byTime = oldMs === undefined ? this.byTime : this.byTime.remove([oldMs, key]);
+    return new TimedKeys(byTime.insert([atMs, key], value), this.byKey.set(key, atMs));
   }
 
   delete(key: string): TimedKeys<V> {

@@ -37,6 +37,7 @@ export const rowCompareOf = (compareKeys: KeyCompare): RowCompare => (a, b) =>
 export function mergeRows<Row extends IndexRow>(rows: readonly Row[], removed: ReadonlySet<Row>, added: readonly Row[], compare: RowCompare): Row[] {
   // A copy: `added` stays as given (its owner may hold it).
   const incoming = (removed.size === 0 ? added.slice() : added.filter((row) => !removed.has(row))).sort(compare);
+  if (incoming.length + removed.size <= FEW_CHANGES && rows.length > 4 * FEW_CHANGES) return spliceRows(rows, removed, incoming, compare);
   const merged: Row[] = [];
   const keep = (row: Row): void => {
     if (removed.size === 0 || !removed.has(row)) merged.push(row);
@@ -67,6 +68,43 @@ const firstAfter = <Row extends IndexRow>(rows: readonly Row[], row: Row, from: 
   while (low < high) {
     const mid = (low + high) >>> 1;
     if (compare(rows[mid]!, row) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+};
+
+/** Up to this many rows added plus removed, a commit copies the array whole and splices (see `spliceRows`). */
+const FEW_CHANGES = 8;
+
+/**
+ * `mergeRows` for a handful of changes to a large index (an update pass of a
+ * few documents, the common case): the array copied in one go and each change
+ * spliced in at its binary-searched place, instead of a pass testing every
+ * row against `removed` (a twentieth of a simulation). Same result: a
+ * removed row is found by identity among the rows comparing equal to it; an
+ * added row goes after every row not above it, as `firstAfter` places it.
+ */
+function spliceRows<Row extends IndexRow>(rows: readonly Row[], removed: ReadonlySet<Row>, incoming: readonly Row[], compare: RowCompare): Row[] {
+  const merged = rows.slice();
+  for (const row of removed) {
+    for (let i = firstAtOrAfter(merged, row, compare); i < merged.length && compare(merged[i]!, row) === 0; i++) {
+      if (merged[i] === row) {
+        merged.splice(i, 1);
+        break;
+      }
+    }
+  }
+  for (const row of incoming) merged.splice(firstAfter(merged, row, 0, compare), 0, row);
+  return merged;
+}
+
+/** The first index whose row does not sort before `row`. */
+const firstAtOrAfter = <Row extends IndexRow>(rows: readonly Row[], row: Row, compare: RowCompare): number => {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compare(rows[mid]!, row) < 0) low = mid + 1;
     else high = mid;
   }
   return low;
