@@ -35,6 +35,16 @@
  *    PostGIS's indexed kNN (`geom <-> point`, box distance): its fastest
  *    form. GEO_POSTGIS=0 skips this part.
  *
+ * What the comparison does and does not even out: both sides run the same
+ * query list (same seed) after a warm-up (200 queries in-process and over
+ * HTTP, 50 for PostGIS), and both clients (undici, pg) run in this process,
+ * so each side's figures include its client's CPU. Against upholster: its
+ * HTTP pages carry each hit's geometry (hastings' default include_geoms)
+ * while the SQL returns ids only, and PostGIS's nearest is its index kNN
+ * without the id tie-break. The "as built" timings start right after a
+ * million-doc build, while the garbage collector still marks that heap;
+ * "after compact" is the steady state.
+ *
  *   npm run bench:geo                      # full size (~3-4 minutes)
  *   GEO_POINTS=100000 npm run bench:geo    # quick
  */

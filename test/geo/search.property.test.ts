@@ -44,6 +44,7 @@ interface Target {
   upsert(id: string, rev: string, g: GeoJsonGeometry[]): unknown;
   remove(id: string): unknown;
   flush?(): void;
+  compact?(): void;
 }
 
 function apply(operationsList: readonly Operation[], ...targets: Target[]): void {
@@ -51,6 +52,7 @@ function apply(operationsList: readonly Operation[], ...targets: Target[]): void
     for (const target of targets) {
       if (operation.op === "upsert") target.upsert(operation.id, "1-x", operation.geometries);
       else if (operation.op === "remove") target.remove(operation.id);
+      else if (operation.op === "compact") target.compact?.();
       else target.flush?.();
     }
   }
@@ -78,6 +80,41 @@ describe("GeoIndex vs brute force", () => {
   });
 });
 
+describe("compaction", () => {
+  it("compact() renumbers the entries in spatial order: same answers and ordinals, before and after further removals and upserts", () => {
+    fc.assert(
+      fc.property(docs, fc.array(queryString, { minLength: 1, maxLength: 3 }), fc.integer({ min: 0, max: 1000 }), (docList, queries, seed) => {
+        // Docs listed in reverse, so their entries are not in spatial order already.
+        const index = new GeoIndex();
+        const reference = new BruteForceReader();
+        for (const [id, geometries] of [...docList].reverse()) {
+          index.upsert(id, "1-x", geometries);
+          reference.upsert(id, "1-x", geometries);
+        }
+        index.compact();
+        const check = (): void => {
+          expect(index.entryCount).toBe(reference.size);
+          for (const params of queries) expect(keys(allHits(index, prepare(params))), params).toEqual(keys(allHits(reference, prepare(params))));
+        };
+        check();
+        docList.forEach(([id, geometries], i) => {
+          if ((i + seed) % 3 === 0) {
+            index.remove(id);
+            reference.remove(id);
+          } else if ((i + seed) % 5 === 0) {
+            index.upsert(id, "2-x", [...geometries].reverse());
+            reference.upsert(id, "2-x", [...geometries].reverse());
+          }
+        });
+        check();
+        index.compact();
+        check();
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe("ties", () => {
   it("docs at the same place order by id bytes, also across a page or nearest cut", () => {
     const index = smallIndex();
@@ -88,6 +125,30 @@ describe("ties", () => {
       for (const limit of [1, 2, 3, 5, 10]) {
         const hits = index.search(withPaging(prepare(params), { limit })).hits;
         expect(hits.map((h) => h.id), `${params} limit ${limit}`).toEqual(byteOrder.slice(0, limit));
+      }
+    }
+  });
+});
+
+describe("cut-offs", () => {
+  it("any limit gives the prefix of the full order, ties at the cut included, however many candidates", () => {
+    // A grid: many docs at equal distances from the query's centre, in counts that reach every selection path
+    // (an insertion sort, a native sort of the distances then a full compare of those within the cut, a bounded heap).
+    const index = smallIndex();
+    const reference = new BruteForceReader();
+    for (let x = 0; x <= 16; x++) {
+      for (let y = 0; y <= 16; y++) {
+        const id = `d${(x * 7 + y * 13) % 17}-${x}-${y}`;
+        index.upsert(id, "1-x", [{ type: "Point", coordinates: [x, y] }]);
+        reference.upsert(id, "1-x", [{ type: "Point", coordinates: [x, y] }]);
+      }
+    }
+    for (const params of ["bbox=4,4,12,12", "bbox=0,0,16,16", "bbox=6,6,10,10", "g=POINT(8 8)&nearest=true", "lon=8&lat=8&radius=400000"]) {
+      const full = keys(allHits(reference, prepare(params)));
+      for (const limit of [1, 2, 4, 5, 8, 9, 12, 13, 20, 25, 40, 60, 100, 200]) {
+        const expected = full.slice(0, limit);
+        expect(keys(index.searchShard(withPaging(prepare(params), { limit }))), `${params} limit ${limit}`).toEqual(expected);
+        expect(keys(searchShard(reference, withPaging(prepare(params), { limit }))), `${params} limit ${limit} (reference)`).toEqual(expected);
       }
     }
   });

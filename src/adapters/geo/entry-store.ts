@@ -40,6 +40,10 @@ const grownFloat64 = (array: Float64Array, capacity: number): Float64Array => {
   return grown;
 };
 
+function scatterFloat64(from: Float64Array, into: Float64Array, moved: Int32Array): void {
+  for (let entry = 0; entry < moved.length; entry++) into[moved[entry]!] = from[entry]!;
+}
+
 export class EntryStore {
   count = 0;
   liveCount = 0;
@@ -113,6 +117,46 @@ export class EntryStore {
 
   isCollection(entry: number): boolean {
     return (this.flags[entry]! & COLLECTION) !== 0;
+  }
+
+  /** Per entry, the first entry of its doc: read in order, comparing doc records without reading them. */
+  docStarts(): Int32Array {
+    const starts = new Int32Array(this.count);
+    for (let entry = 1; entry < this.count; entry++) starts[entry] = this.docOf[entry] === this.docOf[entry - 1] ? starts[entry - 1]! : entry;
+    return starts;
+  }
+
+  /**
+   * A dense store's entries copied into a new store in `order` (every entry
+   * once, each doc's entries together and in their own order), and where
+   * each entry went; doc records point at their new first entry. The index
+   * puts them in its tree's spatial order, so that the entries one query
+   * reads share cache lines.
+   */
+  permuted(order: ArrayLike<number>): { readonly store: EntryStore; readonly moved: Int32Array } {
+    if (order.length !== this.count || this.liveCount !== this.count) throw new Error("permuted() takes a dense store and every entry once");
+    const count = this.count;
+    const next = new EntryStore(count);
+    const moved = new Int32Array(count);
+    for (let to = 0; to < count; to++) moved[order[to]!] = to;
+    // Column by column, read in order and scattered: stores do not stall as scattered loads would.
+    scatterFloat64(this.minX, next.minX, moved);
+    scatterFloat64(this.minY, next.minY, moved);
+    scatterFloat64(this.maxX, next.maxX, moved);
+    scatterFloat64(this.maxY, next.maxY, moved);
+    scatterFloat64(this.centroidX, next.centroidX, moved);
+    scatterFloat64(this.centroidY, next.centroidY, moved);
+    for (let entry = 0; entry < count; entry++) next.flags[moved[entry]!] = this.flags[entry]!;
+    // The object columns are filled in order (a JS array written out of order would leave fast mode).
+    for (let to = 0; to < count; to++) {
+      const entry = order[to]!;
+      const doc = this.docOf[entry]!;
+      next.docOf.push(doc);
+      next.shapes.push(this.shapes[entry]);
+      if (to === 0 || next.docOf[to - 1] !== doc) doc.first = to;
+    }
+    next.count = next.liveCount = count;
+    return { store: next, moved };
   }
 
   /** The live entries copied in order into a new store; doc records point at their new first entry. */

@@ -17,6 +17,8 @@
  * of all nodes, leaves first, four numbers each; a node's index entry is the
  * position of its first child's box. The leaf level's indices are replaced
  * by the entry handles at build time, so no lookup table is needed later.
+ * A tree of points (the centroid tree) keeps its leaves as (x, y) pairs
+ * instead of degenerate boxes: half the memory a query walks through.
  */
 import Flatbush from "flatbush";
 
@@ -38,16 +40,23 @@ export interface FlagFilter {
   readonly mask: number;
 }
 
-/** k nearest entries, ascending by squared distance (ties in any order). */
+/**
+ * k nearest entries, ascending by squared distance (ties in any order).
+ * Plain arrays: a query's few results are young-generation objects, where
+ * small typed arrays would each take an off-heap buffer.
+ */
 export interface NearestList {
-  readonly entries: Int32Array;
-  readonly distancesSq: Float64Array;
+  readonly entries: readonly number[];
+  readonly distancesSq: readonly number[];
   readonly length: number;
 }
 
-export const EMPTY_NEAREST: NearestList = { entries: new Int32Array(0), distancesSq: new Float64Array(0), length: 0 };
+export const EMPTY_NEAREST: NearestList = { entries: [], distancesSq: [], length: 0 };
 
 export type EntryAccept = ((entry: number) => boolean) | undefined;
+
+/** A search hit: the entry and its box's min corner (the point, in a tree of points). */
+export type LeafVisitor = (entry: number, minX: number, minY: number) => void;
 
 /** A node's box number (position / 4, below 2^27) and its level (< 16) share one int32. */
 const LEVEL_BITS = 4;
@@ -58,14 +67,23 @@ const positionOf = (packed: number): number => (packed >>> LEVEL_BITS) << 2;
 export class PackedTree {
   /** DFS stack of `search` (position << LEVEL_BITS | level), reused: searches never nest on one tree. */
   private stack: Int32Array;
+  /** `nearest`'s heaps, reused by every call that does not nest in another (an `accept` could search again). */
+  private readonly open = new MinHeap(64);
+  private readonly best = new MaxHeap(16);
+  private nearestBusy = false;
 
   private constructor(
+    /** The boxes from position `boxBase` on: all of them, or a tree of points' node boxes only. */
     private readonly boxes: Float64Array,
+    private readonly boxBase: number,
+    /** A tree of points: its leaves as (x, y) pairs, half the bytes of their boxes (a leaf at position p is at p / 2). */
+    private readonly leafPoints: Float64Array | undefined,
     /** Leaf level: entry handles; node levels: the position of the first child's box. */
     private readonly links: Int32Array,
     /** End (exclusive) of each level's boxes, leaves first. */
     private readonly levelEnds: Int32Array,
     private readonly leafEnd: number,
+    private readonly rootPos: number,
   ) {
     this.stack = new Int32Array(levelEnds.length * NODE_SIZE + 16);
   }
@@ -74,8 +92,19 @@ export class PackedTree {
     return this.leafEnd >> 2;
   }
 
-  /** A tree over `entries`, item i boxed by the columns at `entries[i]`; undefined when there are none. */
-  static build(entries: Int32Array, minX: Float64Array, minY: Float64Array, maxX: Float64Array, maxY: Float64Array): PackedTree | undefined {
+  /**
+   * A tree over `entries`, item i boxed by the columns at `entries[i]`;
+   * undefined when there are none. With `points` (every box a point: min =
+   * max) the leaves keep only their points: a query reads half the memory.
+   */
+  static build(
+    entries: Int32Array,
+    minX: Float64Array,
+    minY: Float64Array,
+    maxX: Float64Array,
+    maxY: Float64Array,
+    points = false,
+  ): PackedTree | undefined {
     if (entries.length === 0) return undefined;
     const tree = new Flatbush(entries.length, NODE_SIZE, Float64Array);
     for (const entry of entries) tree.add(minX[entry]!, minY[entry]!, maxX[entry]!, maxY[entry]!);
@@ -88,28 +117,52 @@ export class PackedTree {
     const leafEnd = entries.length * 4;
     const links = Int32Array.from(layout._indices);
     for (let item = 0; item < entries.length; item++) links[item] = entries[links[item]!]!;
-    return new PackedTree(layout._boxes, links, Int32Array.from(layout._levelBounds), leafEnd);
+    const boxes = layout._boxes;
+    const levelEnds = Int32Array.from(layout._levelBounds);
+    const rootPos = boxes.length - 4;
+    if (!points) return new PackedTree(boxes, 0, undefined, links, levelEnds, leafEnd, rootPos);
+    const leafPoints = new Float64Array(entries.length * 2);
+    for (let item = 0; item < entries.length; item++) {
+      if (boxes[item * 4] !== boxes[item * 4 + 2] || boxes[item * 4 + 1] !== boxes[item * 4 + 3]) throw new Error("a tree of points was given a box");
+      leafPoints[item * 2] = boxes[item * 4]!;
+      leafPoints[item * 2 + 1] = boxes[item * 4 + 1]!;
+    }
+    return new PackedTree(boxes.slice(leafEnd), leafEnd, leafPoints, links, levelEnds, leafEnd, rootPos);
   }
 
-  /** Calls `visit` for every entry (passing `filter`) whose box meets the rectangle, boundaries included. */
-  search(minX: number, minY: number, maxX: number, maxY: number, filter: FlagFilter | undefined, visit: (entry: number) => void): void {
-    const { boxes, links, levelEnds, leafEnd } = this;
-    const flags = filter?.flags;
-    const mask = filter?.mask ?? 0;
+  /**
+   * Calls `visit` for every entry whose box meets the rectangle, boundaries
+   * included, and whose flags hold every bit of `mask` (all entries when
+   * `flags` is undefined), with its box's min corner: in a tree of points,
+   * the point itself, read from the leaf the search is already on.
+   */
+  search(minX: number, minY: number, maxX: number, maxY: number, flags: Uint8Array | undefined, mask: number, visit: LeafVisitor): void {
+    const { boxes, boxBase, leafPoints, links, levelEnds, leafEnd } = this;
     let stack = this.stack;
     let top = 0;
-    stack[top++] = pack(boxes.length - 4, levelEnds.length - 1);
+    stack[top++] = pack(this.rootPos, levelEnds.length - 1);
     while (top > 0) {
       const packed = stack[--top]!;
       const nodePos = positionOf(packed);
       const level = packed & LEVEL_MASK;
       const end = Math.min(nodePos + NODE_SIZE * 4, levelEnds[level]!);
       const leaves = nodePos < leafEnd;
+      if (leaves && leafPoints !== undefined) {
+        for (let pos = nodePos; pos < end; pos += 4) {
+          const x = leafPoints[pos >> 1]!;
+          const y = leafPoints[(pos >> 1) + 1]!;
+          if (maxX < x || maxY < y || minX > x || minY > y) continue;
+          const link = links[pos >> 2]!;
+          if (flags === undefined || (flags[link]! & mask) === mask) visit(link, x, y);
+        }
+        continue;
+      }
       for (let pos = nodePos; pos < end; pos += 4) {
-        if (maxX < boxes[pos]! || maxY < boxes[pos + 1]! || minX > boxes[pos + 2]! || minY > boxes[pos + 3]!) continue;
+        const box = pos - boxBase;
+        if (maxX < boxes[box]! || maxY < boxes[box + 1]! || minX > boxes[box + 2]! || minY > boxes[box + 3]!) continue;
         const link = links[pos >> 2]!;
         if (leaves) {
-          if (flags === undefined || (flags[link]! & mask) === mask) visit(link);
+          if (flags === undefined || (flags[link]! & mask) === mask) visit(link, boxes[box]!, boxes[box + 1]!);
         } else {
           if (top >= stack.length) stack = this.growStack();
           stack[top++] = pack(link, level - 1);
@@ -126,12 +179,31 @@ export class PackedTree {
   nearest(x: number, y: number, count: number, maxDistanceSq: number, filter: FlagFilter | undefined, accept: EntryAccept): NearestList {
     const k = Math.min(count, this.size);
     if (k <= 0) return EMPTY_NEAREST;
-    const best = new MaxHeap(k);
-    const open = new MinHeap(64);
-    const { boxes, links, levelEnds, leafEnd } = this;
+    if (this.nearestBusy) return this.nearestWith(new MinHeap(64), new MaxHeap(k), x, y, k, maxDistanceSq, filter, accept);
+    this.nearestBusy = true;
+    try {
+      this.open.length = 0;
+      this.best.reset(k);
+      return this.nearestWith(this.open, this.best, x, y, k, maxDistanceSq, filter, accept);
+    } finally {
+      this.nearestBusy = false;
+    }
+  }
+
+  private nearestWith(
+    open: MinHeap,
+    best: MaxHeap,
+    x: number,
+    y: number,
+    k: number,
+    maxDistanceSq: number,
+    filter: FlagFilter | undefined,
+    accept: EntryAccept,
+  ): NearestList {
+    const { boxes, boxBase, leafPoints, links, levelEnds, leafEnd } = this;
     const flags = filter?.flags;
     const mask = filter?.mask ?? 0;
-    open.push(boxes.length - 4, levelEnds.length - 1, 0);
+    open.push(this.rootPos, levelEnds.length - 1, 0);
     while (open.length > 0) {
       const nodeDistanceSq = open.topDistance();
       if (nodeDistanceSq > maxDistanceSq || (best.length === k && nodeDistanceSq >= best.topDistance())) break;
@@ -140,9 +212,21 @@ export class PackedTree {
       open.pop();
       const end = Math.min(nodePos + NODE_SIZE * 4, levelEnds[level]!);
       const leaves = nodePos < leafEnd;
+      const points = leaves && leafPoints !== undefined;
       for (let pos = nodePos; pos < end; pos += 4) {
-        const dx = Math.max(boxes[pos]! - x, x - boxes[pos + 2]!, 0);
-        const dy = Math.max(boxes[pos + 1]! - y, y - boxes[pos + 3]!, 0);
+        // A point's box is (x, y, x, y): the same expressions, read from the leaf's point.
+        let dx: number;
+        let dy: number;
+        if (points) {
+          const px = leafPoints[pos >> 1]!;
+          const py = leafPoints[(pos >> 1) + 1]!;
+          dx = Math.max(px - x, x - px, 0);
+          dy = Math.max(py - y, y - py, 0);
+        } else {
+          const box = pos - boxBase;
+          dx = Math.max(boxes[box]! - x, x - boxes[box + 2]!, 0);
+          dy = Math.max(boxes[box + 1]! - y, y - boxes[box + 3]!, 0);
+        }
         const distanceSq = dx * dx + dy * dy;
         if (distanceSq > maxDistanceSq || (best.length === k && distanceSq >= best.topDistance())) continue;
         const link = links[pos >> 2]!;
@@ -151,6 +235,16 @@ export class PackedTree {
       }
     }
     return best.drainAscending();
+  }
+
+  /** The entries in leaf order (the tree's spatial order). */
+  leafEntries(): Int32Array {
+    return this.links.slice(0, this.size);
+  }
+
+  /** Renumbers the entries the leaves point at: entry e becomes `moved[e]`. */
+  remap(moved: Int32Array): void {
+    for (let item = 0; item < this.size; item++) this.links[item] = moved[this.links[item]!]!;
   }
 
   private growStack(): Int32Array {
@@ -230,11 +324,22 @@ class MinHeap {
 
 /** The best `capacity` entries so far, the worst on top (replaced by anything nearer). */
 class MaxHeap {
-  private readonly distances: Float64Array;
-  private readonly entries: Int32Array;
+  private distances: Float64Array;
+  private entries: Int32Array;
+  private capacity: number;
   length = 0;
 
-  constructor(private readonly capacity: number) {
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    this.distances = new Float64Array(capacity);
+    this.entries = new Int32Array(capacity);
+  }
+
+  /** Empty, for up to `capacity` entries. */
+  reset(capacity: number): void {
+    this.length = 0;
+    this.capacity = capacity;
+    if (capacity <= this.entries.length) return;
     this.distances = new Float64Array(capacity);
     this.entries = new Int32Array(capacity);
   }
@@ -264,8 +369,8 @@ class MaxHeap {
   /** Empties the heap into ascending order. */
   drainAscending(): NearestList {
     const length = this.length;
-    const entries = new Int32Array(length);
-    const distancesSq = new Float64Array(length);
+    const entries = new Array<number>(length);
+    const distancesSq = new Array<number>(length);
     for (let size = length; size > 0; size--) {
       entries[size - 1] = this.entries[0]!;
       distancesSq[size - 1] = this.distances[0]!;

@@ -20,6 +20,10 @@ import { LIVE, POINT, type EntryStore } from "./entry-store.js";
 import { EMPTY_NEAREST, PackedTree, type EntryAccept, type FlagFilter, type NearestList } from "./packed-tree.js";
 
 export type { NearestList, EntryAccept } from "./packed-tree.js";
+
+/** A point entry found by an envelope search, with its position. */
+export type PointVisitor = (entry: number, x: number, y: number) => void;
+export type ShapeVisitor = (entry: number) => void;
 export { EMPTY_NEAREST } from "./packed-tree.js";
 
 /** The first `count` of two nearest-first lists. */
@@ -27,8 +31,8 @@ export function mergeNearest(a: NearestList, b: NearestList, count: number): Nea
   if (b.length === 0 && a.length <= count) return a;
   if (a.length === 0 && b.length <= count) return b;
   const length = Math.min(count, a.length + b.length);
-  const entries = new Int32Array(length);
-  const distancesSq = new Float64Array(length);
+  const entries = new Array<number>(length);
+  const distancesSq = new Array<number>(length);
   let i = 0;
   let j = 0;
   for (let n = 0; n < length; n++) {
@@ -75,16 +79,46 @@ export class BaseTier {
     const { centroidX, centroidY } = store;
     return new BaseTier(
       store.count,
-      PackedTree.build(all, centroidX, centroidY, centroidX, centroidY),
+      PackedTree.build(all, centroidX, centroidY, centroidX, centroidY, true),
       PackedTree.build(shapes, store.minX, store.minY, store.maxX, store.maxY),
     );
   }
 
-  forEachInEnvelope(envelope: Envelope, store: EntryStore, visit: (entry: number) => void): void {
+  /** Points from the centroid tree (its leaves hold their positions), other shapes from the box tree. */
+  /**
+   * Every entry of the (dense) store in the centroid tree's leaf order,
+   * Hilbert order by flatbush's packing, each doc's entries together (where
+   * its first one falls): the order to renumber the store in.
+   */
+  spatialOrder(store: EntryStore): Int32Array {
+    const order = new Int32Array(store.count);
+    if (this.centroids === undefined) return order;
+    const starts = store.docStarts();
+    const placed = new Uint8Array(store.count);
+    let next = 0;
+    for (const entry of this.centroids.leafEntries()) {
+      const start = starts[entry]!;
+      if (placed[start] === 1) continue;
+      placed[start] = 1;
+      for (let e = start; e < store.count && starts[e] === start; e++) order[next++] = e;
+    }
+    return order;
+  }
+
+  /** After the store was renumbered (entry e is now `moved[e]`). */
+  remap(moved: Int32Array): void {
+    this.centroids?.remap(moved);
+    this.shapeBoxes?.remap(moved);
+  }
+
+  forEachInEnvelope(envelope: Envelope, store: EntryStore, visitPoint: PointVisitor, visitShape: ShapeVisitor): void {
     const liveMask = this.dead === 0 ? 0 : LIVE;
     const { minX, minY, maxX, maxY } = envelope;
-    this.centroids?.search(minX, minY, maxX, maxY, { flags: store.flags, mask: POINT | liveMask }, visit);
-    this.shapeBoxes?.search(minX, minY, maxX, maxY, liveMask === 0 ? undefined : { flags: store.flags, mask: LIVE }, visit);
+    this.centroids?.search(minX, minY, maxX, maxY, store.flags, POINT | liveMask, visitPoint);
+    if (this.shapeBoxes !== undefined) {
+      if (liveMask === 0) this.shapeBoxes.search(minX, minY, maxX, maxY, undefined, 0, visitShape);
+      else this.shapeBoxes.search(minX, minY, maxX, maxY, store.flags, LIVE, visitShape);
+    }
   }
 
   nearest(x: number, y: number, count: number, accept: EntryAccept, store: EntryStore): NearestList {
@@ -141,10 +175,10 @@ export class DeltaTier {
     this.items.delete(entry);
   }
 
-  forEachInEnvelope(envelope: Envelope, visit: (entry: number) => void): void {
+  forEachInEnvelope(envelope: Envelope, visitPoint: PointVisitor, visitShape: ShapeVisitor): void {
     if (this.items.size === 0) return;
-    for (const item of this.points.search(envelope)) visit(item.entry);
-    for (const item of this.shapeBoxes.search(envelope)) visit(item.entry);
+    for (const item of this.points.search(envelope)) visitPoint(item.entry, item.minX, item.minY);
+    for (const item of this.shapeBoxes.search(envelope)) visitShape(item.entry);
   }
 
   /** Nearest first, no farther than `maxDistanceSq`. */
@@ -156,8 +190,8 @@ export class DeltaTier {
     const bound = Number.isFinite(maxDistanceSq) ? Math.sqrt(maxDistanceSq) * (1 + 1e-9) + 1e-12 : undefined;
     const listOf = (tree: RBush<DeltaItem>, limit: number | undefined): NearestList => {
       const found = knn(tree, x, y, count, predicate, limit);
-      const entries = Int32Array.from(found, (item) => item.entry);
-      const distancesSq = Float64Array.from(entries, (entry) => {
+      const entries = found.map((item) => item.entry);
+      const distancesSq = entries.map((entry) => {
         const dx = store.centroidX[entry]! - x;
         const dy = store.centroidY[entry]! - y;
         return dx * dx + dy * dy;

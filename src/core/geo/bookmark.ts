@@ -25,11 +25,28 @@ const OrdinalC = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0
 const ShardEntryC = t.tuple([t.string, FiniteC, t.string, OrdinalC]);
 export const BookmarkJsonC = t.tuple([t.literal(BOOKMARK_VERSION), t.array(ShardEntryC)]);
 
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** RFC 4648 base64url without padding (what btoa's output becomes with `+/` -> `-_` and the `=` cut), in one pass. */
 const toBase64Url = (bytes: Uint8Array): string => {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  let text = "";
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    text += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]! + BASE64URL[(n >> 6) & 63]! + BASE64URL[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i]! << 16;
+    text += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]!;
+  } else if (rest === 2) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
+    text += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]! + BASE64URL[(n >> 6) & 63]!;
+  }
+  return text;
 };
+
+const utf8 = new TextEncoder();
 
 const fromBase64Url = (text: string): Uint8Array => {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
@@ -40,7 +57,7 @@ const fromBase64Url = (text: string): Uint8Array => {
 
 export function encodeBookmark(bookmark: Bookmark): string {
   const entries = [...bookmark].map(([shard, key]) => [shard, key.distance, key.id, key.ordinal]);
-  return toBase64Url(new TextEncoder().encode(JSON.stringify([BOOKMARK_VERSION, entries])));
+  return toBase64Url(utf8.encode(JSON.stringify([BOOKMARK_VERSION, entries])));
 }
 
 /** The bookmark, or `undefined` for anything malformed. */
@@ -65,6 +82,9 @@ export function parseBookmark(name: string, text: string): Either<string, Bookma
 export function advanceBookmark(bookmark: Bookmark, page: readonly (HitKey & { readonly shard: string })[]): Bookmark {
   if (page.length === 0) return bookmark;
   const next = new Map(bookmark);
-  for (const hit of page) next.set(hit.shard, { distance: hit.distance, id: hit.id, ordinal: hit.ordinal });
+  // Each shard's last hit is its key; with one shard (the usual page) only that hit is looked at.
+  const shard = page[0]!.shard;
+  const hits = page.every((hit) => hit.shard === shard) ? page.slice(-1) : page;
+  for (const hit of hits) next.set(hit.shard, { distance: hit.distance, id: hit.id, ordinal: hit.ordinal });
   return next;
 }

@@ -49,7 +49,7 @@ export {
   type Position,
 } from "./geojson.js";
 export { geometryFacts, jstsOf, pointFacts, envelopesMeet, type GeometryFacts, type Envelope } from "./indexed-geometry.js";
-export { relationTest, relates, type RelationOperands, type RelationTest } from "./relation.js";
+export { pointRelationTest, relationTest, relates, type PointRelationTest, type RelationOperands, type RelationTest } from "./relation.js";
 export {
   compareIds,
   compareHitKeys,

@@ -21,7 +21,12 @@
  * cos(pi / n) and lies within the unit disk. A point with u^2 + v^2 below
  * the first is interior, beyond the second exterior; only the thin ring
  * between (0.05% of the area for n = 100) is located exactly. The margins
- * cover the rounding of the vertices and of u and v.
+ * cover the rounding of the vertices and of u and v. A doc none of whose
+ * segments comes within the outer circle shares no boundary point with the
+ * polygon, so the polygon lies wholly inside one of the doc's areas or
+ * wholly outside the doc: it is `outside` when the centre is in none of the
+ * doc's polygons (an even-odd count over each polygon's rings, made far
+ * from every edge, so robust), and left to jsts otherwise.
  */
 import type { GeoJsonGeometry } from "./geojson.js";
 import type { Envelope } from "./indexed-geometry.js";
@@ -145,6 +150,57 @@ export interface EllipseShape {
 /** The relative margin for one axis: 1e-9, plus the rounding of coordinates near `centre` measured in radii. */
 const marginOf = (centre: number, radius: number): number => 1e-9 + (16 * Number.EPSILON * (Math.abs(centre) + radius)) / radius;
 
+/**
+ * True when every vertex and segment of `g` stays strictly beyond `outerSq`
+ * (squared, in the unit-circle coordinates `uOf`, `vOf`) and no polygon of
+ * `g` holds the origin; false as soon as either may fail.
+ */
+function clearOfDisk(g: GeoJsonGeometry, uOf: (x: number) => number, vOf: (y: number) => number, outerSq: number): boolean {
+  /** Each segment of the line clear of the disk; for a ring, `crossings` counts its crossings of the ray u > 0, v = 0. */
+  const lineClear = (line: readonly (readonly number[])[], ring: { crossings: number } | undefined): boolean => {
+    let u1 = uOf(line[0]![0]!);
+    let v1 = vOf(line[0]![1]!);
+    if (u1 * u1 + v1 * v1 <= outerSq) return false;
+    for (let i = 1; i < line.length; i++) {
+      const u2 = uOf(line[i]![0]!);
+      const v2 = vOf(line[i]![1]!);
+      const du = u2 - u1;
+      const dv = v2 - v1;
+      const lengthSq = du * du + dv * dv;
+      const t = lengthSq > 0 ? Math.min(1, Math.max(0, -(u1 * du + v1 * dv) / lengthSq)) : 0;
+      const pu = u1 + t * du;
+      const pv = v1 + t * dv;
+      if (pu * pu + pv * pv <= outerSq) return false;
+      // Half-open in v, so a vertex on the ray counts once; the segment is far from the origin, so the sign is clear.
+      if (ring !== undefined && v1 > 0 !== v2 > 0 && u1 + ((0 - v1) * du) / dv > 0) ring.crossings++;
+      u1 = u2;
+      v1 = v2;
+    }
+    return true;
+  };
+  const polygonClear = (rings: readonly (readonly (readonly number[])[])[]): boolean => {
+    const count = { crossings: 0 };
+    for (const ring of rings) if (!lineClear(ring, count)) return false;
+    return count.crossings % 2 === 0;
+  };
+  switch (g.type) {
+    case "Point":
+      return lineClear([g.coordinates], undefined);
+    case "MultiPoint":
+      return g.coordinates.every((p) => lineClear([p], undefined));
+    case "LineString":
+      return lineClear(g.coordinates, undefined);
+    case "MultiLineString":
+      return g.coordinates.every((line) => lineClear(line, undefined));
+    case "Polygon":
+      return polygonClear(g.coordinates);
+    case "MultiPolygon":
+      return g.coordinates.every(polygonClear);
+    case "GeometryCollection":
+      return g.geometries.every((member) => clearOfDisk(member, uOf, vOf, outerSq));
+  }
+}
+
 /** hastings' radius or ellipse polygon (see the file comment). */
 export function ellipseArea(shape: EllipseShape): QueryArea {
   const { centreX, centreY, radiusX, radiusY } = shape;
@@ -183,7 +239,9 @@ export function ellipseArea(shape: EllipseShape): QueryArea {
       const nearU = u1 > 0 ? u1 : u2 < 0 ? -u2 : 0;
       const nearV = v1 > 0 ? v1 : v2 < 0 ? -v2 : 0;
       if (nearU * nearU + nearV * nearV > outerSq) return "outside";
-      return someVertex(doc.geometry(entry), MAX_VERTICES_CHECKED * 4, evidentlyInside) ? "meets" : undefined;
+      const g = doc.geometry(entry);
+      if (someVertex(g, MAX_VERTICES_CHECKED * 4, evidentlyInside)) return "meets";
+      return clearOfDisk(g, uOf, vOf, outerSq) ? "outside" : undefined;
     },
   };
 }

@@ -115,14 +115,20 @@ const invalidValue = (type: string, name: string, value: string): string => `Inv
 
 const ERLANG_FLOAT = /^[+-]?(\d+\.\d+([eE][+-]?\d+)?|\d+)$/;
 
-/** `string:to_float/1`, else `list_to_integer/1` (finite results only). */
+/** `string:to_float/1`, else `list_to_integer/1` (finite results only); undefined for anything else. */
+const erlangFloat = (value: string): number | undefined => {
+  if (!ERLANG_FLOAT.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : undefined;
+};
+
+/** `erlangFloat` as a codec. The parameters call `erlangFloat` itself: io-ts' per-call context costs more than the check. */
 export const ErlangFloatC = new t.Type<number, string, unknown>(
   "ErlangFloat",
   (u): u is number => typeof u === "number" && Number.isFinite(u),
   (u, c) => {
-    if (typeof u !== "string" || !ERLANG_FLOAT.test(u)) return t.failure(u, c);
-    const n = Number(u);
-    return Number.isFinite(n) ? t.success(n) : t.failure(u, c);
+    const n = typeof u === "string" ? erlangFloat(u) : undefined;
+    return n === undefined ? t.failure(u, c) : t.success(n);
   },
   String,
 );
@@ -164,16 +170,15 @@ const decodeWith = <A>(codec: t.Decoder<unknown, A>, type: string, name: string,
 const floatParam =
   (field: "x" | "y" | "r" | "x_range" | "y_range" | "t_start" | "t_end"): Converter =>
   (name, value) => {
-    const decoded = decodeWith(ErlangFloatC, "float", name, value);
-    return isLeft(decoded) ? decoded : right({ field, value: decoded.right });
+    const decoded = erlangFloat(value);
+    return decoded === undefined ? left(invalidValue("float", name, value)) : right({ field, value: decoded });
   };
 
+/** `ErlangBooleanC`: only the literals. */
 const boolParam =
   (field: "nearest" | "stable" | "include_docs" | "include_geoms" | "wrap" | "geodesic"): Converter =>
-  (name, value) => {
-    const decoded = decodeWith(ErlangBooleanC, "boolean", name, value);
-    return isLeft(decoded) ? decoded : right({ field, value: decoded.right === "true" });
-  };
+  (name, value) =>
+    value === "true" || value === "false" ? right({ field, value: value === "true" }) : left(invalidValue("boolean", name, value));
 
 /** `to_bbox/2`: 4, 6 or 8 comma-separated floats (empty tokens dropped, as `string:tokens/2`). */
 const bboxParam =
@@ -183,9 +188,9 @@ const bboxParam =
     if (![4, 6, 8].includes(tokens.length)) return left(invalidValue("bounding box", name, value));
     const numbers: number[] = [];
     for (const token of tokens) {
-      const decoded = decodeWith(ErlangFloatC, "float", name, token);
-      if (isLeft(decoded)) return decoded;
-      numbers.push(decoded.right);
+      const decoded = erlangFloat(token);
+      if (decoded === undefined) return left(invalidValue("float", name, token));
+      numbers.push(decoded);
     }
     return right({ field, value: numbers });
   };

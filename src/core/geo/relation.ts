@@ -152,18 +152,30 @@ function decided(relation: Exclude<Relation, "none">, verdict: ShapeVerdict): bo
   }
 }
 
+/** The relation filter for a point doc at (x, y) (an entry whose `isPoint` holds, at its centroid). */
+export type PointRelationTest = (x: number, y: number) => boolean;
+
+const always = (): boolean => true;
+
+/** `query REL point` for a point doc at (x, y): where it lies for an areal query, else jsts. */
+export function pointRelationTest(prepared: PreparedGeoQuery): PointRelationTest {
+  const relation = prepared.query.relation;
+  if (relation === "none") return always;
+  const area = prepared.queryArea();
+  return area === undefined
+    ? (x, y) => relates(relation, prepared.geometry, pointGeometry(x, y))
+    : (x, y) => pointInAreaRelates(relation, area.locate(x, y));
+}
+
 /** The relation filter of a prepared query over an index's entries. */
 export function relationTest(prepared: PreparedGeoQuery, entries: RelationOperands): RelationTest {
   const relation = prepared.query.relation;
-  if (relation === "none") return () => true;
+  if (relation === "none") return always;
   const area = prepared.queryArea();
   const geometry = (): JstsGeometry => prepared.geometry;
   let shape: ShapeRelates | undefined;
   let shapeIntersects: ShapeRelates | undefined;
-  const pointTest =
-    area === undefined
-      ? (x: number, y: number): boolean => relates(relation, geometry(), pointGeometry(x, y))
-      : (x: number, y: number): boolean => pointInAreaRelates(relation, area.locate(x, y));
+  const pointTest = pointRelationTest(prepared);
   return (entry) => {
     if (entries.isPoint(entry)) return pointTest(entries.centroidX(entry), entries.centroidY(entry));
     const collection = entries.isCollection(entry);

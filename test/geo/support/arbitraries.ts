@@ -54,13 +54,16 @@ export type Operation =
   | { readonly op: "upsert"; readonly id: string; readonly geometries: GeoJsonGeometry[] }
   | { readonly op: "remove"; readonly id: string }
   /** Bring an index's trees up to date now (what a search in between would do). */
-  | { readonly op: "flush" };
+  | { readonly op: "flush" }
+  /** Rebuild the trees with the entries renumbered in spatial order (what the compaction daemon runs). */
+  | { readonly op: "compact" };
 
 export const operations: fc.Arbitrary<Operation[]> = fc.array(
   fc.oneof(
     { arbitrary: fc.record({ op: fc.constant("upsert" as const), id: docId, geometries: docGeometries }), weight: 4 },
     { arbitrary: fc.record({ op: fc.constant("remove" as const), id: docId }), weight: 1 },
     { arbitrary: fc.constant({ op: "flush" as const }), weight: 1 },
+    { arbitrary: fc.constant({ op: "compact" as const }), weight: 1 },
   ),
   { maxLength: 150 },
 );

@@ -54,9 +54,11 @@ export class BruteForceReader implements GeoIndexReader {
     return this.entries[entry]!;
   }
 
-  forEachInEnvelope(envelope: Envelope, visit: (entry: number) => void): void {
+  forEachInEnvelope(envelope: Envelope, visitPoint: (entry: number, x: number, y: number) => void, visitShape: (entry: number) => void): void {
     this.entries.forEach((e, i) => {
-      if (envelopesMeet(e.facts, envelope)) visit(i);
+      if (!envelopesMeet(e.facts, envelope)) return;
+      if (e.facts.isPoint) visitPoint(i, e.facts.centroidX, e.facts.centroidY);
+      else visitShape(i);
     });
   }
 
