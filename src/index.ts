@@ -79,6 +79,13 @@ export { createFileStatePort, createMemoryStatePort, type MemoryStatePort } from
 export { realScheduler, VirtualScheduler } from "./runtime/scheduler.js";
 export { createPinoLogger, createRecordingLogger, silentLogger, type RecordingLogger, type LogLine } from "./adapters/logging/index.js";
 
+// --- geo (hastings: st_indexes, _geo) ----------------------------------------------
+export { geoSubsystem, type GeoSubsystem, type GeoSubsystemOptions } from "./runtime/geo/subsystem.js";
+export { GeoIndex, type GeoIndexOptions, type GeoIndexSizes } from "./adapters/geo/index.js";
+export { parseGeoRequest, runGeoSearch, formatGeoResponse, validateGeoJson, type GeoQuery, type PreparedGeoQuery, type GeoPage } from "./core/geo/index.js";
+export { geoRoutes } from "./http/geo/index.js";
+export { GeoError, type GeoService, type GeoIndexRef, type GeoSearchAnswer, type GeoIndexFiles, type GeoIndexFile } from "./ports/geo.js";
+
 // --- HTTP -----------------------------------------------------------------------
 export { createHttpServer, type HttpServer, type HttpAddress, type HttpServerOptions } from "./http/server.js";
 export { smooshRoutes, type SmooshControl } from "./http/compaction/routes.js";
