@@ -277,6 +277,11 @@ export const daemonContract = (name: string, makeHarness: () => Promise<DaemonHa
           await grow(h.store, db, docs, rounds);
           await waitFor(() => Object.values(run.upholster.smooshStatus().channels).some((c) => c.waiting.size > 0), "the db queued in a channel");
           const byHand = await h.store.startJob({ kind: "db", db });
+          // A check fetch issued while the db grew may still be answering with what it read
+          // before the compaction by hand began; the precheck would then start (and the store
+          // hand back the running job) instead of adopting. On a busy machine that window is
+          // wide: let those answers land first, so the precheck reads the store after the start.
+          await run.upholster.smoosh.whenIdle();
           run.upholster.resume();
           const adopted = await waitFor(() => jobsFor(run, "db", db, "adopted")[0], "upholster to adopt the running compaction", fallTimeoutMs).catch((e: unknown) => {
             throw new Error(`${String(e)}; metrics ${JSON.stringify(run.upholster.metrics().smoosh)}; jobs ${JSON.stringify(run.jobs.map((j) => [j.how, j.object]))}; log ${run.logText()}`);
