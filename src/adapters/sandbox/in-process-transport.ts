@@ -18,6 +18,11 @@ export class InProcessTransport implements SandboxTransport {
     this.host = new EngineHost(stackBytes);
   }
 
+  /** Loads the engine now: later requests then settle without waiting on I/O. */
+  ready(): Promise<void> {
+    return this.host.start();
+  }
+
   async create(functions: readonly IndexFunctionSource[], limits: SandboxLimits): Promise<{ handle: number; refused: ReadonlyMap<number, string> }> {
     const handle = this.nextHandle++;
     const reply = await this.send({ type: "create", sandbox: handle, functions, limits });

@@ -91,17 +91,36 @@ const normalized = (fn: IndexFunctionSource): IndexFunctionSource => ({
   source: typeof fn.source === "string" ? fn.source : "",
 });
 
-export const createSandboxFactory = (options: SandboxFactoryOptions = {}): SandboxFactory => {
+export interface LocalSandboxFactory extends SandboxFactory {
+  /**
+   * Resolves once the engine is loaded ("main"; at once for "worker", whose
+   * timing is the thread's anyway). The first load is file I/O and WebAssembly
+   * compilation: on a virtual clock, await this before time starts, or the
+   * first builds wait for a number of virtual ms that depends on the machine's
+   * load, and a seed does not replay the same. Afterwards a "main" sandbox
+   * settles in microtasks alone.
+   */
+  ready(): Promise<void>;
+}
+
+export const createSandboxFactory = (options: SandboxFactoryOptions = {}): LocalSandboxFactory => {
   let transport: SandboxTransport | undefined;
+  let inProcess: InProcessTransport | undefined;
   const transportFor = (): SandboxTransport =>
     (transport ??=
       options.thread === "main"
-        ? new InProcessTransport(MAIN_GUEST_STACK_BYTES)
+        ? (inProcess = new InProcessTransport(MAIN_GUEST_STACK_BYTES))
         : new WorkerTransport(
             { stackBytes: WORKER_GUEST_STACK_BYTES, threadStackMb: WORKER_THREAD_STACK_MB },
             Number.isFinite(options.watchdogGraceMs) ? Math.max(0, options.watchdogGraceMs!) : DEFAULT_WATCHDOG_GRACE_MS,
           ));
   return {
+    async ready() {
+      if (options.thread === "main") {
+        transportFor();
+        await inProcess?.ready();
+      }
+    },
     async compile(functions, limits) {
       const resolved = resolveLimits({ ...options.limits, ...limits });
       const sources = functions.map(normalized);

@@ -101,7 +101,8 @@ const reschedule = (d: Draft, key: string, watch: WatchEntry): void => {
   const s = d.state;
   if (watch.dirtySinceMs === undefined) return setChecks(d, unscheduleDue(s.checks, key));
   if (s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || s.checks.forced.has(key)) return;
-  const atMs = nextCheckAtMs(watch, settingsOf(s), isQueued(s, key));
+  // Staleness only bounds objects checked before: the queue lookups are skipped for the others.
+  const atMs = nextCheckAtMs(watch, settingsOf(s), watch.last !== undefined && isQueued(s, key));
   // scheduleDue keeps dbs in dueDbs and every other object in dueOthers: one lookup says whether it is there already.
   if ((watch.object.kind === "db" ? s.checks.dueDbs : s.checks.dueOthers).timeOf(key) === atMs) return;
   setChecks(d, scheduleDue(s.checks, key, watch.object, atMs));
