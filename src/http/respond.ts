@@ -16,7 +16,15 @@ const couchReplacer = (_key: string, value: unknown): unknown =>
   value === Number.POSITIVE_INFINITY ? "infinity" : value === Number.NEGATIVE_INFINITY ? "-infinity" : value;
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = `${JSON.stringify(body, couchReplacer)}\n`;
+  sendJsonText(res, status, `${JSON.stringify(body, couchReplacer)}\n`, headers);
+}
+
+/**
+ * A body already serialized (rows one per line, or a body known to hold no
+ * infinite number, serialized without the replacer: JSON.stringify then
+ * stays on its fast path), with CouchDB's JSON headers.
+ */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Cache-Control": "must-revalidate",

@@ -3,7 +3,7 @@
  * then `"rows":[` with one row per line, separated by `,\r\n`.
  */
 import type { ServerResponse } from "node:http";
-import { SERVER_HEADER } from "../respond.js";
+import { sendJsonText } from "../respond.js";
 
 export function rowsBody(head: Readonly<Record<string, unknown>>, rows: readonly unknown[]): string {
   const headText = JSON.stringify(head).slice(0, -1);
@@ -12,12 +12,5 @@ export function rowsBody(head: Readonly<Record<string, unknown>>, rows: readonly
 }
 
 export function sendRows(res: ServerResponse, head: Readonly<Record<string, unknown>>, rows: readonly unknown[]): void {
-  const text = rowsBody(head, rows);
-  res.writeHead(200, {
-    "Content-Type": "application/json",
-    "Cache-Control": "must-revalidate",
-    "Content-Length": String(Buffer.byteLength(text)),
-    Server: SERVER_HEADER,
-  });
-  res.end(text);
+  sendJsonText(res, 200, rowsBody(head, rows));
 }

@@ -9,10 +9,9 @@
  * included: hastings answers through `chttpd:send_json`, which always says
  * application/json, and clients written against Cloudant expect that.
  */
-import type { ServerResponse } from "node:http";
-import { parseGeoRequest, formatGeoResponse, type JsonObject } from "../../core/geo/index.js";
+import { parseGeoRequest, formatGeoResponse } from "../../core/geo/index.js";
 import type { GeoService } from "../../ports/geo.js";
-import { SERVER_HEADER, sendError } from "../respond.js";
+import { sendError, sendJsonText } from "../respond.js";
 import type { MethodHandler, RouteContext } from "../router.js";
 import { answeringGeoErrors, indexRefOf } from "./request-target.js";
 
@@ -29,25 +28,10 @@ async function search(service: GeoService, ctx: RouteContext): Promise<void> {
   const prepared = parsed.right;
   const answer = await service.search(ref, prepared);
   const { format, includeDocs } = prepared.query;
-  sendGeoJson(ctx.res, formatGeoResponse(answer.page, { format, includeDocs }, answer.docs));
-}
-
-/**
- * `sendJson`'s 200, headers and body, serialized without its replacer: the
- * replacer only rewrites infinite numbers, which a geo body cannot hold
- * (geometries are validated finite, docs come from JSON), and with it
- * JSON.stringify leaves its fast path: a page of geometries serializes
- * several times slower.
- */
-function sendGeoJson(res: ServerResponse, body: JsonObject): void {
-  const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(200, {
-    "Content-Type": "application/json",
-    "Cache-Control": "must-revalidate",
-    "Content-Length": String(Buffer.byteLength(text)),
-    Server: SERVER_HEADER,
-  });
-  res.end(text);
+  // Without sendJson's replacer (it only rewrites infinite numbers, which a geo body cannot
+  // hold: geometries are validated finite, docs come from JSON), JSON.stringify stays on its
+  // fast path: a page of geometries serializes several times faster.
+  sendJsonText(ctx.res, 200, `${JSON.stringify(formatGeoResponse(answer.page, { format, includeDocs }, answer.docs))}\n`);
 }
 
 /** One Accept value as hastings compares it (a repeated header is joined by node: then it matches no format name). */
