@@ -342,14 +342,14 @@ export class CouchEventSource implements EventSource {
     }
   }
 
-  /** `stop()` waits for the worker: a pause must end when the source stops. */
+  /**
+   * `stop()` waits for the worker: a pause must end when the source stops.
+   * (sleepUnless removes its abort listener when the timer fires: one added per
+   * pause and left behind piled up on the source's signal for as long as it ran.)
+   */
   private sleepUnlessStopped(delayMs: number): Promise<void> {
     const signal = this.abort?.signal;
-    return new Promise((resolve) => {
-      if (signal === undefined || signal.aborted) return resolve();
-      const cancel = this.o.scheduler.setTimeout(resolve, delayMs);
-      signal.addEventListener("abort", () => (cancel(), resolve()), { once: true });
-    });
+    return signal === undefined ? Promise.resolve() : sleepUnless(this.o.scheduler, delayMs, signal);
   }
 
   /** Serve every queued db that is due; returns when the next waiting one is. */

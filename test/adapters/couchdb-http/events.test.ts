@@ -3,6 +3,7 @@
  * feed (recorded body of fixture 78), saved seq and resume, and the polling
  * fallback when the feed answers 400 (PouchDB Server) or 404.
  */
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createCouchStore } from "../../../src/adapters/couchdb-http/index.js";
 import { EVENTS_STATE_KEY } from "../../../src/adapters/couchdb-http/events.js";
@@ -142,6 +143,21 @@ describe("polling fallback", () => {
     expect(handle.events.status().detail).toMatch(/unreachable/);
     up = true;
     await waitFor(() => handle.events.status().connected === true, "back");
+    await handle.close();
+  });
+});
+
+describe("the design doc worker's pauses", () => {
+  it("leave no abort listener behind on the source's signal (one per pause used to pile up)", async () => {
+    server.route("GET", (p) => p.startsWith("/_db_updates?"), { status: 200, body: "", raw: true, hold: true });
+    const handle = createCouchStore({ url: base, logger: createRecordingLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000 });
+    await handle.events.start(() => undefined);
+    // White-box: the worker's pause and the signal it listens to are private.
+    const source = handle.events as unknown as { abort?: AbortController; sleepUnlessStopped(delayMs: number): Promise<void> };
+    const signal = source.abort!.signal;
+    const before = getEventListeners(signal, "abort").length;
+    for (let i = 0; i < 20; i++) await source.sleepUnlessStopped(1);
+    expect(getEventListeners(signal, "abort").length).toBe(before);
     await handle.close();
   });
 });
