@@ -277,10 +277,10 @@ export const daemonContract = (name: string, makeHarness: () => Promise<DaemonHa
           await grow(h.store, db, docs, rounds);
           await waitFor(() => Object.values(run.upholster.smooshStatus().channels).some((c) => c.waiting.size > 0), "the db queued in a channel");
           const byHand = await h.store.startJob({ kind: "db", db });
-          // A check fetch issued while the db grew may still be answering with what it read
-          // before the compaction by hand began; the precheck would then start (and the store
-          // hand back the running job) instead of adopting. On a busy machine that window is
-          // wide: let those answers land first, so the precheck reads the store after the start.
+          // Let the checks in flight land first: resume then often comes in the same millisecond
+          // as their answers, which read the store before the compaction by hand began and must
+          // not stand in for the precheck (they did, when "answered in this step" was judged by
+          // an equal timestamp: upholster started, the store handed back the running job).
           await run.upholster.smoosh.whenIdle();
           run.upholster.resume();
           const adopted = await waitFor(() => jobsFor(run, "db", db, "adopted")[0], "upholster to adopt the running compaction", fallTimeoutMs).catch((e: unknown) => {

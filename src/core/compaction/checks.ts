@@ -353,6 +353,7 @@ const learn = (d: Draft, key: string, fetch: Fetch, info: ObjectInfo): void => {
   const updatesToGo = growth === undefined ? NEVER : updatesUntilWorthIt(channelConfigsFor(d.state, fetch.object), info, growth);
   const next: WatchEntry = { ...watch, last: observation, growth, updatesToGo };
   putWatch(d, key, next);
+  d.checkedThisStep.add(key);
   reschedule(d, key, next);
 };
 
@@ -388,10 +389,9 @@ export const onReleased = (d: Draft, object: CompactionObject): void => {
  * running compactions along (rideAlong), so it is also a check round.
  * A `min_check_interval_ms` of 0 turns the reuse off.
  */
-export const freshInfo = (state: SmooshState, key: string, nowMs: number): ObjectInfo | undefined => {
-  const last = state.watches.get(key)?.last;
-  if (last === undefined || state.config.minCheckIntervalMs === 0 || last.atMs !== nowMs) return undefined;
-  return last.info;
+export const freshInfo = (d: Draft, key: string): ObjectInfo | undefined => {
+  if (!d.checkedThisStep.has(key) || d.state.config.minCheckIntervalMs === 0) return undefined;
+  return d.state.watches.get(key)?.last?.info;
 };
 
 const forget = (d: Draft, key: string): void => {

@@ -61,7 +61,7 @@ export const startWhatCan = (d: Draft): void => {
       });
       // The queued priority may be minutes old: re-check just before starting (as CouchDB 3.x),
       // unless the check that queued it was just now (one request saved per start).
-      const fresh = freshInfo(d.state, best.key, d.nowMs);
+      const fresh = freshInfo(d, best.key);
       if (fresh !== undefined) onPrecheckAnswered(d, d.state.jobs.get(jobId)!, fresh);
       else emit(d, { type: "fetch-info", requestId: jobId, object: best.value, purpose: "precheck" });
     }

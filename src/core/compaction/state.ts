@@ -126,9 +126,15 @@ export interface Draft {
   readonly state: SmooshState;
   readonly nowMs: number;
   readonly effects: SmooshEffect[];
+  /**
+   * Objects whose check was answered in this step (scratch, dropped with the
+   * draft): only such an answer may stand in for a precheck. An equal
+   * timestamp is no proof: on a real clock two steps often share a millisecond.
+   */
+  readonly checkedThisStep: Set<string>;
 }
 
-export const draftOf = (state: SmooshState, nowMs: number): Draft => ({ state: { ...state }, nowMs, effects: [] });
+export const draftOf = (state: SmooshState, nowMs: number): Draft => ({ state: { ...state }, nowMs, effects: [], checkedThisStep: new Set() });
 
 export const update = (d: Draft, patch: Partial<SmooshState>): void => {
   Object.assign(d.state, patch);

@@ -69,6 +69,23 @@ describe("smoosh reducer examples", () => {
     expect(sim.state.metrics).toMatchObject({ adopted: 1, started: 0 });
   });
 
+  it("a check answered in an earlier step never stands in for the precheck, even in the same millisecond", () => {
+    // On a real clock two steps often share a millisecond: here a check lands while the daemon
+    // is suspended, someone else starts a compaction, and resume comes within the same ms.
+    let info = bigDb();
+    const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0", min_check_interval_ms: "1000" } }), () => info, [], () => [], T0);
+    sim.send({ type: "suspend" });
+    sim.send({ type: "object-updated", object: dbA, force: true });
+    sim.answer(0, true); // queued, not started (suspended)
+    expect(smooshStatus(sim.state).channels["ratio_dbs"]?.waiting.size).toBe(1);
+    info = bigDb({ compactionRunning: true });
+    sim.send({ type: "resume" }); // same nowMs as the answer
+    expect(sim.starts).toHaveLength(0);
+    expect(sim.effectsOf("fetch-info").filter((f) => f.purpose === "precheck")).toHaveLength(1);
+    sim.answer(0, true); // precheck: running -> adopted
+    expect(sim.starts.map((s) => s.adopt)).toEqual([true]);
+  });
+
   it("a forced check arriving while a check of the same object is in flight runs again once it lands", () => {
     let info = bigDb({ activeBytes: 90 * 1024 ** 2 }); // not worth it when first looked at
     const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => info, [], () => [], T0);
