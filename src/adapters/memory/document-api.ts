@@ -15,8 +15,9 @@
  */
 import type { EventSource, StoreEvent } from "../../ports/events.js";
 import type { CancelTimer, Timers } from "../../ports/shell.js";
-import type { ChangeRow, DbInfo, DbName, DocWrite, DocWriteResult, StoredDoc } from "../../ports/store.js";
-import { NotFoundError, StoreUnavailableError, type CreateDbResult, type MemoryStore } from "./store.js";
+import type { DocumentApi, DocumentDb, DocumentDbInfo, WaitOptions, WaitOutcome } from "../../ports/document-api.js";
+import type { DbInfo, DbName } from "../../ports/store.js";
+import { NotFoundError, StoreUnavailableError, type MemoryStore } from "./store.js";
 
 export interface MemoryDocumentApiOptions {
   readonly store: MemoryStore;
@@ -24,45 +25,6 @@ export interface MemoryDocumentApiOptions {
   readonly timers: Timers;
   /** Longpoll clients waiting at once. Default 10,000. */
   readonly maxWaiters?: number | undefined;
-}
-
-export type WaitOutcome = "changed" | "timeout" | "aborted" | "gone";
-
-export interface MemoryDbInfo {
-  readonly db: string;
-  readonly updateSeq: string;
-  readonly purgeSeq: string;
-  readonly fileBytes: number;
-  readonly activeBytes: number;
-  readonly externalBytes: number;
-  readonly docCount: number;
-  readonly docDelCount: number;
-  readonly compactionRunning: boolean;
-  readonly diskFormatVersion: number;
-  readonly instanceStartTime: string;
-}
-
-export interface MemoryDocumentDb {
-  info(): Promise<MemoryDbInfo | undefined>;
-  getDoc(id: string): Promise<StoredDoc | undefined>;
-  writeDocs(docs: readonly DocWrite[]): Promise<readonly DocWriteResult[]>;
-  liveDocs(): Promise<readonly { readonly id: string; readonly rev: string }[]>;
-  changes(since: string): Promise<{ readonly rows: readonly ChangeRow[]; readonly since: string; readonly lastSeq: string }>;
-  waitForChange(since: string, wait: WaitOptions): Promise<WaitOutcome>;
-}
-
-export interface WaitOptions {
-  readonly timeoutMs: number;
-  readonly signal: AbortSignal;
-  /** Called once the wait is in place (not when it is refused). */
-  readonly onWaiting?: (() => void) | undefined;
-}
-
-export interface MemoryDocumentApi {
-  listDbs(): Promise<readonly string[]>;
-  createDb(db: string): Promise<CreateDbResult>;
-  deleteDb(db: string): Promise<boolean>;
-  openDb(db: string): Promise<MemoryDocumentDb | undefined>;
 }
 
 /** A refusal with CouchDB's body: what the HTTP routes answer as is. */
@@ -77,7 +39,7 @@ export class DocumentApiRefusal extends Error {
 
 export const DEFAULT_MAX_WAITERS = 10_000;
 
-export function createMemoryDocumentApi(options: MemoryDocumentApiOptions): MemoryDocumentApi {
+export function createMemoryDocumentApi(options: MemoryDocumentApiOptions): DocumentApi {
   const { store } = options;
   const waiters = new ChangeWaiters(store.createEventSource(), options.timers, options.maxWaiters ?? DEFAULT_MAX_WAITERS);
   return {
@@ -88,7 +50,7 @@ export function createMemoryDocumentApi(options: MemoryDocumentApiOptions): Memo
   };
 }
 
-function openDb(store: MemoryStore, db: DbName, waiters: ChangeWaiters): MemoryDocumentDb {
+function openDb(store: MemoryStore, db: DbName, waiters: ChangeWaiters): DocumentDb {
   return {
     info: () => refusing(async () => infoBody(await store.dbInfo(db), store.model.currentDiskFormatVersion)),
     getDoc: (id) => refusing(() => store.getDocOrTombstone(db, id)),
@@ -101,7 +63,7 @@ function openDb(store: MemoryStore, db: DbName, waiters: ChangeWaiters): MemoryD
 }
 
 /** `sizes.external` is not modelled: the live bytes stand in for it. No purges, no shard files: `purge_seq` and `instance_start_time` are "0". */
-function infoBody(info: DbInfo | undefined, currentDiskFormatVersion: number): MemoryDbInfo | undefined {
+function infoBody(info: DbInfo | undefined, currentDiskFormatVersion: number): DocumentDbInfo | undefined {
   if (info === undefined) return undefined;
   return {
     db: info.db,
