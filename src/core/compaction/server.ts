@@ -154,7 +154,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
     case "tick":
       // The shell's timer has fired, so it holds none now. Forget the time we
       // asked for: a tick may come early or late by the clock we are given
-      // (Node's timers fire up to 1 ms before Date.now() reaches the time), and
+      // (Node's timers fire up to 1 ms before the wall clock reaches the time), and
       // a core that waited for the wake-up time to *change* before asking
       // again would never be woken for something still due (issue #7: channels
       // stayed paused forever after an early tick on a busy machine).

@@ -4,6 +4,7 @@
  * index seq, as last learnt) and state; the deploys. Pure: built from the
  * state on demand.
  */
+import { isoOfEpochMs } from "../shared/iso-time.js";
 import { deployRecords, isActive, type DeployPhase } from "./deploy.js";
 import { isFresh } from "./jobs.js";
 import { priorityClassOf, type PriorityClass } from "./priority.js";
@@ -103,8 +104,8 @@ export const indexingStatus = (state: IndexingState, nowMs: number, maxIndexes =
         ddoc: record.ddoc,
         stage: record.stageId,
         phase: record.phase,
-        requestedAt: new Date(record.requestedAtMs).toISOString(),
-        updatedAt: new Date(record.updatedAtMs).toISOString(),
+        requestedAt: isoOfEpochMs(record.requestedAtMs),
+        updatedAt: isoOfEpochMs(record.updatedAtMs),
         ...(record.lag !== undefined ? { lag: record.lag } : {}),
         ...(record.indexes !== undefined ? { indexes: record.indexes } : {}),
         ...(record.error !== undefined ? { error: record.error } : {}),
