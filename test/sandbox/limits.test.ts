@@ -108,6 +108,18 @@ describe("sandbox: limits", () => {
     expect(out.slice(1).some((doc) => !doc.results[0]!.ok && doc.results[0]!.error.includes("batch"))).toBe(true);
   });
 
+  it("a document too big to load under the memory limit fails as memory (a batch loads and runs in one call); the next batch works", async () => {
+    const { sandbox } = await compiled(maps("function(doc){ emit(doc.n, doc.big.length); }"), { memoryBytes: 4 * 1024 * 1024 });
+    const [big, small] = await sandbox.run([
+      { _id: "big", n: 1, big: "x".repeat(5_000_000) },
+      { _id: "small", n: 2, big: "y" },
+    ]);
+    expect(big!.results[0]).toMatchObject({ ok: false, kind: "memory", error: expect.stringContaining("does not fit") });
+    expect(emitsOf(small!.results[0])).toEqual([[2, 1]]);
+    const [later] = await sandbox.run([{ _id: "later", n: 3, big: "zz" }]);
+    expect(emitsOf(later!.results[0])).toEqual([[3, 2]]);
+  });
+
   it("a source that loops or exhausts memory while being evaluated is a compile error", async () => {
     const { sandbox, errors } = await compiled(
       [

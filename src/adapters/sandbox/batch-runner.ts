@@ -63,21 +63,36 @@ class BatchRun {
 
   through(text: string): string[] {
     let loaded = false;
+    // The first round loads and runs in one crossing; one stopped while loading loads apart from then on.
+    let loadApart = false;
     let rounds = this.count * (this.slot.functionCount + 1) * 2 + 8;
     while (this.position.d < this.count) {
       if (rounds-- <= 0) return this.failRest("exception", "the sandbox stopped making progress on this batch");
       const engine = this.slot.engine();
-      if (!loaded) {
-        const load = engine.load(text, Date.now() + this.limits.timeoutMsPerDoc);
-        if (!load.ok) return this.loadFailed(load);
+      let result: GuestCall<string>;
+      if (!loaded && !loadApart && this.atStart()) {
+        result = engine.loadRun(text, this.sliceDeadlineMs());
         loaded = true;
+      } else {
+        if (!loaded) {
+          const load = engine.load(text, Date.now() + this.limits.timeoutMsPerDoc);
+          if (!load.ok) return this.loadFailed(load);
+          loaded = true;
+        }
+        result = engine.run(this.position.d, this.position.f, this.position.carry, this.overridesText(), this.sliceDeadlineMs());
       }
-      const result = engine.run(this.position.d, this.position.f, this.position.carry, this.overridesText(), this.sliceDeadlineMs());
       if (result.ok) {
         this.chunks.push(result.value);
         return this.chunks;
       }
       const progress = readProgress(engine);
+      if (progress !== undefined && progress.d < 0) {
+        // Stopped while loading (loadRun): out of time, the load gets its own per-doc time next round, as it would apart.
+        if (result.reason !== "interrupted") return this.loadFailed(result);
+        loaded = false;
+        loadApart = true;
+        continue;
+      }
       if (result.reason !== "interrupted") {
         this.slot.discard();
         loaded = false;
@@ -86,6 +101,11 @@ class BatchRun {
       if (this.resumeAfter(result, progress) === "batch-timeout") return this.chunks;
     }
     return this.chunks;
+  }
+
+  /** Nothing run yet: the round may load and run in one crossing. */
+  private atStart(): boolean {
+    return this.position.d === 0 && this.position.f === 0 && this.position.carry === "" && this.overrides.size === 0;
   }
 
   private sliceDeadlineMs(): number {

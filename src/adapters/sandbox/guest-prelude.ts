@@ -4,8 +4,8 @@
  * hastings) and the batch loop the host drives.
  *
  * The loop takes a whole batch as one string (one JSON document per line) and
- * returns one JSON string, so a batch costs two host<->guest crossings however
- * many documents it has.
+ * returns one JSON string, so a batch costs one host<->guest crossing however
+ * many documents it has (`loadRun`; `load` and `run` apart when resuming).
  *
  * Output: an array with one entry per document, `[[part, ...], [log, ...]]`,
  * one part per function: a JSON array (the rows emitted, or the geometries
@@ -22,6 +22,9 @@
  *   parsed copy with the others that cannot
  * - refuse(index, kind, message): records a compile failure the host observed
  * - load(text) -> number of documents
+ * - loadRun(text) -> load(text), then run(0, 0, "", ""): a fresh batch in one call (most are a
+ *   document or two, and each crossing costs the host more than mapping one). Stopped while
+ *   loading, progress() says d = -1
  * - run(fromDoc, fromFunction, carry, overrides) -> output for documents fromDoc..
  *   carry: "" or JSON [parts, logs] of fromDoc's functions before fromFunction;
  *   overrides: "" or JSON {"doc:function": part} of outcomes decided by the host
@@ -158,6 +161,13 @@ export const GUEST_PRELUDE = String.raw`
     return docs.length;
   }
 
+  function loadRun(text) {
+    // Until run() starts, progress() reports d = -1: the stop came while loading.
+    at.d = -1;
+    load(text);
+    return run(0, 0, "", "");
+  }
+
   function runOne(d, f) {
     var fn = fns[f];
     if (fn === null) return compileFailures[f];
@@ -228,6 +238,6 @@ export const GUEST_PRELUDE = String.raw`
       ',"done":[' + joined(done) + "]}";
   }
 
-  return { compile: compile, refuse: refuse, load: load, run: run, progress: progress };
+  return { compile: compile, refuse: refuse, load: load, loadRun: loadRun, run: run, progress: progress };
 })(globalThis)
 `;

@@ -26,8 +26,8 @@ export class EngineCrashed extends Error {
 /** Time the prelude may take to evaluate; it is ours and takes about a millisecond. */
 const PRELUDE_TIMEOUT_MS = 10_000;
 
-type EntryName = "compile" | "refuse" | "load" | "run" | "progress";
-const ENTRY_NAMES: readonly EntryName[] = ["compile", "refuse", "load", "run", "progress"];
+type EntryName = "compile" | "refuse" | "load" | "loadRun" | "run" | "progress";
+const ENTRY_NAMES: readonly EntryName[] = ["compile", "refuse", "load", "loadRun", "run", "progress"];
 
 const describeHostError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
@@ -63,6 +63,11 @@ export class GuestEngine {
 
   load(batchText: string, deadlineMs: number): GuestCall<string> {
     return this.callForString("load", [batchText], deadlineMs - Date.now());
+  }
+
+  /** A fresh batch loaded and run from its start in one crossing; stopped while loading, `progress()` has d = -1. */
+  loadRun(batchText: string, deadlineMs: number): GuestCall<string> {
+    return this.callForString("loadRun", [batchText], deadlineMs - Date.now());
   }
 
   run(fromDoc: number, fromFunction: number, carry: string, overrides: string, deadlineMs: number): GuestCall<string> {
