@@ -38,6 +38,12 @@ const eventKey = (event: StoreEvent): string =>
 
 export class EventHub {
   private readonly listeners = new Set<StoreEventListener>();
+  /**
+   * The listeners as an array, replaced (never changed in place) when one
+   * comes or goes: a delivery iterates the array of when it began, as a copy
+   * per event did, without the copy (one per write).
+   */
+  private listenerList: readonly StoreEventListener[] = [];
   private readonly buffered = new Map<string, StoreEvent>();
   private readonly maxBufferedEvents: number;
   private readonly onListenerError: (error: unknown, event: StoreEvent) => void;
@@ -106,7 +112,7 @@ export class EventHub {
     let current: StoreEventListener | undefined;
     return {
       start: async (listener) => {
-        if (current !== undefined) this.listeners.delete(current);
+        if (current !== undefined) this.unsubscribe(current);
         if (name !== undefined) this.replay(name, listener);
         // Wrap so the same function given twice still counts as two subscriptions.
         const wrapped: StoreEventListener = (event) => {
@@ -114,10 +120,10 @@ export class EventHub {
           listener(event);
         };
         current = wrapped;
-        this.listeners.add(wrapped);
+        this.subscribe(wrapped);
       },
       stop: async () => {
-        if (current !== undefined) this.listeners.delete(current);
+        if (current !== undefined) this.unsubscribe(current);
         current = undefined;
         if (name !== undefined) this.positions.set(name, this.nextSeq);
       },
@@ -126,6 +132,15 @@ export class EventHub {
           ? { mode: "push", connected: true }
           : { mode: "push", connected: false, detail: "store unavailable; events are held until it returns" },
     };
+  }
+
+  private subscribe(listener: StoreEventListener): void {
+    this.listeners.add(listener);
+    this.listenerList = [...this.listeners];
+  }
+
+  private unsubscribe(listener: StoreEventListener): void {
+    if (this.listeners.delete(listener)) this.listenerList = [...this.listeners];
   }
 
   private hold(event: StoreEvent): void {
@@ -169,7 +184,7 @@ export class EventHub {
     this.log[this.nextSeq % this.maxLoggedEvents] = event;
     this.nextSeq++;
     if (this.nextSeq - this.logStartSeq > this.maxLoggedEvents) this.logStartSeq++;
-    for (const listener of [...this.listeners]) {
+    for (const listener of this.listenerList) {
       try {
         listener(event);
       } catch (error) {

@@ -21,11 +21,19 @@ export const signatureOf = (group: ViewGroup): string => stableDigest(group.sign
 export class DbViews {
   private readonly ddocs = new Map<string, DesignDocGroup>();
   private readonly indexes = new Map<string, GroupIndex>();
+  /**
+   * `indexesInUse()` and `ddocsUsing()` as last computed, until a design doc
+   * or an index comes or goes: every auto-index pass asked for them, a few
+   * arrays and a sort each time.
+   */
+  private inUse: readonly GroupIndex[] | undefined;
+  private readonly using = new Map<string, readonly string[]>();
 
   constructor(private readonly model: StorageModel) {}
 
   /** Track a written design doc. Returns true when its views (signature) changed. */
   onDesignDocWritten(record: DocRecord): boolean {
+    this.forgetDerived();
     const before = this.ddocs.get(record.id)?.signature;
     const group = record.deleted ? undefined : viewGroupOf(record.body);
     if (group === undefined) {
@@ -57,17 +65,22 @@ export class DbViews {
     return this.indexes.get(signature);
   }
 
-  ddocsUsing(signature: string): string[] {
-    return [...this.ddocs].filter(([, group]) => group.signature === signature).map(([id]) => id).sort();
+  ddocsUsing(signature: string): readonly string[] {
+    let ids = this.using.get(signature);
+    if (ids === undefined) {
+      ids = [...this.ddocs].filter(([, group]) => group.signature === signature).map(([id]) => id).sort();
+      this.using.set(signature, ids);
+    }
+    return ids;
   }
 
   /** The indexes some design doc uses. */
-  indexesInUse(): GroupIndex[] {
-    const inUse = new Set([...this.ddocs.values()].map((group) => group.signature));
-    return [...inUse].sort().flatMap((signature) => {
+  indexesInUse(): readonly GroupIndex[] {
+    this.inUse ??= [...new Set([...this.ddocs.values()].map((group) => group.signature))].sort().flatMap((signature) => {
       const index = this.indexes.get(signature);
       return index === undefined ? [] : [index];
     });
+    return this.inUse;
   }
 
   /** Index files no design doc uses any more (what `_view_cleanup` deletes). */
@@ -84,8 +97,19 @@ export class DbViews {
       if (index === undefined || keep(index)) continue;
       reclaimedBytes += index.fileBytes;
       this.indexes.delete(signature);
+      this.forgetDerived();
     }
     return reclaimedBytes;
+  }
+
+  private forgetDerived(): void {
+    this.inUse = undefined;
+    this.using.clear();
+  }
+
+  /** Index files of this db, stale ones included. */
+  get indexCount(): number {
+    return this.indexes.size;
   }
 
   /** Total bytes of every index file of this db, stale ones included. */
