@@ -19,6 +19,8 @@ interface SandboxRecord {
   readonly limits: SandboxLimits;
   refused: ReadonlyMap<number, string>;
   engine: GuestEngine | undefined;
+  /** Its slot and the instance that slot rebuilds guests in: made once per instance, not per batch. */
+  slot?: { readonly module: QuickJSWASMModule; readonly slot: GuestSlot };
 }
 
 export class EngineHost {
@@ -74,6 +76,11 @@ export class EngineHost {
   }
 
   private slotOf(record: SandboxRecord, module: QuickJSWASMModule): GuestSlot {
+    if (record.slot?.module !== module) record.slot = { module, slot: this.newSlot(record, module) };
+    return record.slot.slot;
+  }
+
+  private newSlot(record: SandboxRecord, module: QuickJSWASMModule): GuestSlot {
     const rebuild = (): GuestEngine => {
       const compiled = compileGuest(module, record.functions, record.limits, this.stackBytes, record.refused);
       record.refused = compiled.refused;

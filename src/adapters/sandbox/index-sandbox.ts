@@ -34,7 +34,9 @@ export class HostedIndexSandbox implements IndexSandbox {
       if (builder.full) pending.push(this.send(builder.take(), batchDeadlineMs));
     }
     if (!builder.empty) pending.push(this.send(builder.take(), batchDeadlineMs));
-    return (await Promise.all(pending)).flat();
+    // Most runs are one batch (a document or two): its outcomes as they are, without a generic flat().
+    const outcomes = await Promise.all(pending);
+    return outcomes.length === 1 ? outcomes[0]! : outcomes.flat();
   }
 
   dispose(): void {

@@ -57,6 +57,8 @@ export class GroupIndex {
   private generation = 1;
   /** Per map function: why it no longer runs (compile error, stopped by the sandbox's limits). */
   private readonly broken: (string | undefined)[];
+  /** `brokenMaps()` until a map breaks: each update pass asks for it. */
+  private brokenSet: ReadonlySet<number> | undefined;
   readonly update = new SharedUpdate();
   fileBytes: number;
   activeBytes = 0;
@@ -96,11 +98,14 @@ export class GroupIndex {
 
   /** Map functions that must not run again (their rows stay as they were). */
   brokenMaps(): ReadonlySet<number> {
-    return new Set(this.broken.flatMap((reason, map) => (reason === undefined ? [] : [map])));
+    this.brokenSet ??= new Set(this.broken.flatMap((reason, map) => (reason === undefined ? [] : [map])));
+    return this.brokenSet;
   }
 
   markBroken(map: number, reason: string): void {
-    this.broken[map] ??= reason;
+    if (this.broken[map] !== undefined) return;
+    this.broken[map] = reason;
+    this.brokenSet = undefined;
   }
 
   /**

@@ -105,7 +105,8 @@ export class MemoryViews {
         return index.appendedBytesTotal > before ? stored.views.ddocsUsing(index.signature) : [];
       }),
     );
-    return grown.flat().sort();
+    // One index (the usual case): its design docs are sorted already, and copied (they are cached).
+    return grown.length === 1 ? [...grown[0]!] : grown.flat().sort();
   }
 
   /** The shared update of one index: joins the pass in flight, or the follow-up one. */

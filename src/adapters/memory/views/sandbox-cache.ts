@@ -34,12 +34,15 @@ export class SandboxCache {
     private readonly capacity: number,
   ) {}
 
-  /** A compiled sandbox for these functions (compiled once per `key`); `release` it when done. */
-  async acquire(key: string, functions: readonly IndexFunctionSource[]): Promise<CompiledSandbox> {
+  /**
+   * A compiled sandbox for these functions (compiled once per `key`); `release` it when done.
+   * `functions` may be a function that lists them: called only when `key` is not compiled yet.
+   */
+  async acquire(key: string, functions: readonly IndexFunctionSource[] | (() => readonly IndexFunctionSource[])): Promise<CompiledSandbox> {
     if (this.closed) throw new Error("the store was closed");
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      entry = { compiled: this.compile(functions), users: 0, lastUsed: 0 };
+      entry = { compiled: this.compile(typeof functions === "function" ? functions() : functions), users: 0, lastUsed: 0 };
       this.entries.set(key, entry);
     }
     entry.users++;

@@ -72,7 +72,18 @@ const functionsOf = (index: GroupIndex): IndexFunctionSource[] => {
   return index.group.maps.map((map, i) => ({ name: `${i}:${map.viewNames.join(",")}`, kind: "map", source: broken.has(i) ? NOOP_MAP : map.source }));
 };
 
-const sandboxKeyOf = (index: GroupIndex): string => `${index.signature}|${[...index.brokenMaps()].join(",")}`;
+/** Keys by `brokenMaps()` set, which an index keeps until a map breaks: one key string per set, not per pass. */
+const sandboxKeys = new WeakMap<ReadonlySet<number>, string>();
+
+const sandboxKeyOf = (index: GroupIndex): string => {
+  const broken = index.brokenMaps();
+  let key = sandboxKeys.get(broken);
+  if (key === undefined) {
+    key = `${index.signature}|${[...broken].join(",")}`;
+    sandboxKeys.set(broken, key);
+  }
+  return key;
+};
 
 const isMapped = (record: DocRecord): boolean => !record.deleted && !isDesignDocId(record.id);
 
@@ -169,7 +180,7 @@ class Pass {
     if (this.sandbox?.key === key) return this.sandbox;
     if (this.sandbox !== undefined) this.deps.sandboxes.release(this.sandbox.key);
     this.sandbox = undefined;
-    const compiled = await this.deps.sandboxes.acquire(key, functionsOf(this.deps.index));
+    const compiled = await this.deps.sandboxes.acquire(key, () => functionsOf(this.deps.index));
     this.sandbox = { key, compiled };
     for (const [map, error] of compiled.errors) this.stopMap(map, `compilation_error: ${error}`);
     return this.sandbox;
