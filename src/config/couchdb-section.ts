@@ -11,7 +11,8 @@
  *   granularity          database (default) or shard (per shard file on
  *                        every node, as CouchDB's own smoosh).
  *   poll_interval_ms     10000: the polling fallback (no `_db_updates`).
- *   job_poll_interval_ms 1000: how often a running compaction is checked.
+ *   job_poll_interval_ms 1000: the longest a running compaction goes unlooked at
+ *     (an info of its db read by a check batch counts; see jobs.ts).
  *   heartbeat_ms         10000: `_db_updates` heartbeat.
  *   request_timeout_ms   30000: per request.
  *   retries              4: retries of a failed request (connection errors,

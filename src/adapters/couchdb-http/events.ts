@@ -400,7 +400,7 @@ export class CouchEventSource implements EventSource {
 
   private async listDesignDocs(db: string): Promise<void> {
     try {
-      const ddocs = await this.o.store.designDocs(db);
+      const { ddocs, docCount: countAtListing } = await this.o.store.designDocsAndCount(db);
       const known = this.persisted.ddocRevs?.[db] ?? {};
       const now: Record<string, string> = {};
       let changed = false;
@@ -419,7 +419,7 @@ export class CouchEventSource implements EventSource {
           this.emitDdoc("ddoc-updated", db, id); // deleted: the core cleans its index up
         }
       }
-      const docCount = this.o.store.recentInfos.since(db, 0)?.docCount;
+      const docCount = countAtListing ?? this.o.store.recentInfos.since(db, 0)?.docCount;
       this.rememberListing(db, afterListing(this.ddocMemory.get(db), this.o.ddocChecks, { changed, ddocCount: ddocs.length, docCount }, this.o.scheduler.nowMs()));
       if (changed) {
         const revs = (this.persisted.ddocRevs ??= {});

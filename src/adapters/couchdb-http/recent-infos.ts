@@ -5,6 +5,7 @@
  * noted db is forgotten first.
  */
 import type { DbInfo } from "../../ports/store.js";
+import type { Timers } from "../../ports/shell.js";
 
 export interface RecentInfo {
   readonly info: DbInfo;
@@ -15,6 +16,8 @@ export interface RecentInfo {
 
 export class RecentInfos {
   private readonly infos = new Map<string, RecentInfo>();
+  /** Who waits for the next info of a db (compaction watchers): told once, then forgotten. */
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly maxDbs: number) {}
 
@@ -25,6 +28,37 @@ export class RecentInfos {
       const oldest = this.infos.keys().next();
       if (oldest.done !== true) this.infos.delete(oldest.value);
     }
+    const waiting = this.waiters.get(info.db);
+    if (waiting !== undefined) {
+      this.waiters.delete(info.db);
+      for (const wake of waiting) wake();
+    }
+  }
+
+  /**
+   * Resolves when the next info of `db` is noted, or after `maxWaitMs`,
+   * whichever comes first; the listener and the timer are both removed then.
+   */
+  nextOf(db: string, maxWaitMs: number, timers: Timers): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        cancelTimer(); // assigned below: neither a note nor a timer can call this before
+        this.waiters.get(db)?.delete(wake);
+        if (this.waiters.get(db)?.size === 0) this.waiters.delete(db);
+        resolve();
+      };
+      let set = this.waiters.get(db);
+      if (set === undefined) this.waiters.set(db, (set = new Set()));
+      set.add(wake);
+      const cancelTimer = timers.setTimeout(wake, maxWaitMs);
+    });
+  }
+
+  /** Dbs someone waits on (for tests: nothing may be left behind). */
+  waitingCount(): number {
+    let n = 0;
+    for (const set of this.waiters.values()) n += set.size;
+    return n;
   }
 
   /** The info of `db` read at or after `sinceMs`, if any. */

@@ -50,7 +50,7 @@ export interface StoreOptions {
   readonly logger: Logger;
   readonly scheduler: Scheduler;
   readonly granularity: Granularity;
-  /** How often a running compaction is checked. */
+  /** The longest a running compaction goes unlooked at (an info read by a check batch counts). */
   readonly jobPollIntervalMs: number;
 }
 
@@ -218,6 +218,16 @@ export class CouchStore implements Store, DbListing {
   }
 
   async designDocs(db: string): Promise<DesignDoc[]> {
+    return (await this.designDocsAndCount(db)).ddocs;
+  }
+
+  /**
+   * A db's design docs, and its `doc_count` as of the listing: `_all_docs`
+   * says `total_rows`, the same count, for free (the design doc checks
+   * compare later counts with it; an info read before the listing may miss
+   * documents the listing saw, and cost a listing more).
+   */
+  async designDocsAndCount(db: string): Promise<{ ddocs: DesignDoc[]; docCount: number | undefined }> {
     const clustered = clusteredDbOf(db);
     // `_all_docs` over the `_design/` key range works on CouchDB 1.x-3.x and PouchDB Server alike
     // (`_design_docs` is 2.2+ only); the row shape is the same (fixture 71).
@@ -228,7 +238,7 @@ export class CouchStore implements Store, DbListing {
       query: { startkey: JSON.stringify("_design/"), endkey: JSON.stringify("_design0"), include_docs: true },
       accept: [404],
     });
-    if (res.status === 404) return [];
+    if (res.status === 404) return { ddocs: [], docCount: undefined };
     return decodeDesignDocs(res.body, `GET ${path}`);
   }
 
@@ -253,7 +263,8 @@ export class CouchStore implements Store, DbListing {
       // CouchDB runs the cleanup in the background and reports no task for it: done once accepted.
       return { done: Promise.resolve({ ok: true }) };
     }
-    const before = await this.sizeOf(object);
+    // The precheck that led here read the db moments ago: an info from within a poll interval will do.
+    const before = await this.sizeOf(object, this.o.scheduler.nowMs() - this.o.jobPollIntervalMs);
     if (before === undefined) throw new CouchHttpError(`GET ${this.describePath(object)}`, 404, "not_found", "nothing to compact");
     const path = this.compactPath(object);
     await this.o.client.call({ method: "POST", path, json: true });
@@ -303,6 +314,7 @@ export class CouchStore implements Store, DbListing {
     const probe: CompactionProbe = {
       info: (freshSinceMs) => this.sizeOf(object, freshSinceMs),
       tasks: () => this.activeTasks(),
+      waitForNews: object.kind === "db" && shardRef === undefined ? (maxWaitMs) => this.recentInfos.nextOf(object.db, maxWaitMs, this.o.scheduler) : undefined,
       matchesTask: (task) => {
         const type = object.kind === "view" ? "view_compaction" : "database_compaction";
         if (task.type !== type || task.database === undefined) return false;
@@ -370,15 +382,18 @@ export class CouchStore implements Store, DbListing {
   }
 }
 
-export const decodeDesignDocs = (body: unknown, endpoint: string): DesignDoc[] =>
-  decodeBody(DesignDocsBody, body, endpoint)
-    .rows.filter((row) => row.id.startsWith("_design/"))
+export const decodeDesignDocs = (body: unknown, endpoint: string): { ddocs: DesignDoc[]; docCount: number | undefined } => {
+  const decoded = decodeBody(DesignDocsBody, body, endpoint);
+  const ddocs = decoded.rows
+    .filter((row) => row.id.startsWith("_design/"))
     .map((row) => {
       const doc = row.doc ?? undefined;
       const bodyFields: Record<string, unknown> = {};
       if (doc !== undefined) for (const [k, v] of Object.entries(doc)) if (k !== "_id" && k !== "_rev") bodyFields[k] = v;
       return { id: row.id, rev: row.value.rev, body: bodyFields };
     });
+  return { ddocs, docCount: decoded.total_rows };
+};
 
 export const decodeChanges = (body: unknown, endpoint: string): ChangesPage => {
   const decoded = decodeBody(ChangesBody, body, endpoint);

@@ -222,7 +222,8 @@ describe("mapping recorded bodies to the port's types", () => {
   });
 
   it("design docs with bodies (71), including a Mango ddoc", () => {
-    const ddocs = decodeDesignDocs(exchange("71").response.body, "x");
+    const { ddocs, docCount } = decodeDesignDocs(exchange("71").response.body, "x");
+    expect(docCount).toBe((exchange("71").response.body as { total_rows: number }).total_rows);
     expect(ddocs.map((d) => d.id)).toEqual(["_design/d", "_design/mango-idx", "_design/noauto"]);
     expect(ddocs[1]?.body.language).toBe("query");
     expect(ddocs[0]?.rev).toBe("1-8c759e1987ebe944ee4a1243b905fada");

@@ -105,6 +105,28 @@ describe("_db_updates continuous feed", () => {
   });
 });
 
+describe("design doc checks", () => {
+  it("a listing's total_rows is the doc count later writes are compared with: a db without design docs is not listed again while its count holds", async () => {
+    let feeds = 0;
+    server.route("GET", (p) => p.startsWith("/_db_updates?"), () => {
+      feeds += 1;
+      const row = `{"db_name":"fx_db","type":"updated","seq":"${feeds}-x"}\n`;
+      return feeds < 4 ? { status: 200, body: `${row}{"last_seq":"${feeds}-x"}\n`, raw: true } : { status: 200, body: row, raw: true, hold: true };
+    });
+    server.route("GET", (p) => p.startsWith("/fx_db/_all_docs?"), { status: 200, body: { total_rows: 5, offset: 0, rows: [] } });
+    const info = { db_name: "fx_db", update_seq: "9-x", doc_count: 5, doc_del_count: 0, sizes: { file: 100, active: 50, external: 50 }, compact_running: false };
+    server.route("POST", "/_dbs_info", { status: 200, body: [{ key: "fx_db", info }] });
+    const events: StoreEvent[] = [];
+    const handle = createCouchStore({ url: base, logger: createRecordingLogger(), state: createMemoryStatePort(), heartbeatMs: 60_000, ddocChecks: { minIntervalMs: 1, maxIntervalMs: 1 } });
+    await handle.events.start((e) => events.push(e));
+    await waitFor(() => events.filter((e) => e.type === "db-updated").length >= 4, "four updates");
+    await waitFor(() => server.requests.some((r) => r.path === "/_dbs_info"), "a doc count looked at after the listing");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.requests.filter((r) => r.path.startsWith("/fx_db/_all_docs?"))).toHaveLength(1);
+    await handle.close();
+  });
+});
+
 describe("polling fallback", () => {
   it("_db_updates 400 (PouchDB Server) -> polling _all_dbs + db seqs; changes since the last poll become events", async () => {
     server.route("GET", (p) => p.startsWith("/_db_updates?"), replyOf(exchange("84")));

@@ -123,6 +123,31 @@ describe("compaction jobs", () => {
     await close();
   });
 
+  it("a db compaction's end is read from the infos others fetch (the daemon's _dbs_info batches): no GET of its own", async () => {
+    const bodies = ["25", "37", "39"].map((n) => exchange(n).response.body);
+    let served = 0;
+    server.route("POST", "/_dbs_info", () => ({ status: 200, body: [{ key: "fx_db", info: bodies[Math.min(served++, bodies.length - 1)] }] }));
+    server.use(exchange("36"));
+    // Timers never fire: only the batches can end the job.
+    const idle = { nowMs: () => Date.now(), setTimeout: () => () => undefined };
+    const { store, close } = make({ scheduler: idle });
+    await store.dbInfos?.(["fx_db"]); // the precheck that led to the start
+    const job = await store.startJob({ kind: "db", db: "fx_db" });
+    let ended = false;
+    void job.done.then(() => (ended = true));
+    for (let i = 0; i < 5 && !ended; i++) {
+      await new Promise((r) => setTimeout(r, 5)); // later than the start, on the clock the watcher compares
+      await store.dbInfos?.(["fx_db"]);
+      await new Promise((r) => setImmediate(r));
+    }
+    const before = (bodies[0] as { sizes: { file: number } }).sizes.file;
+    const after = (bodies[2] as { sizes: { file: number } }).sizes.file;
+    expect(await job.done).toEqual({ ok: true, reclaimedBytes: before - after });
+    expect(server.requests.filter((r) => r.method === "GET").map((r) => r.path)).toEqual([]);
+    expect(server.requests.filter((r) => r.path === "/_dbs_info")).toHaveLength(3);
+    await close();
+  });
+
   it("a 415 (no Content-Type) or 404 (missing db) rejects naming the endpoint", async () => {
     server.use(exchange("25"));
     server.route("POST", "/fx_db/_compact", replyOf(exchange("35")));
