@@ -17,25 +17,59 @@ export interface UpdateCoalescer {
   flush(): void;
 }
 
+interface PendingUpdate {
+  readonly object: CompactionObject;
+  count: number;
+}
+
+/** One burst's updates, in the order first heard. */
+interface Burst {
+  readonly updates: PendingUpdate[];
+  /** Db updates by db name: a db-updated event (most of them) needs no object or key made to be counted. */
+  readonly dbs: Map<string, PendingUpdate>;
+  /** Other objects by `objectKey`. */
+  readonly others: Map<string, PendingUpdate>;
+}
+
 export function createUpdateCoalescer(dispatch: (event: SmooshEvent) => void): UpdateCoalescer {
-  let pending: Map<string, { object: CompactionObject; count: number }> | undefined;
+  let pending: Burst | undefined;
   const flush = (): void => {
-    const updates = pending;
+    const burst = pending;
     pending = undefined;
-    if (updates !== undefined && updates.size > 0) dispatch({ type: "objects-updated", updates: [...updates.values()] });
+    if (burst !== undefined && burst.updates.length > 0) dispatch({ type: "objects-updated", updates: burst.updates });
   };
-  const add = (object: CompactionObject): void => {
+  const burst = (): Burst => {
     if (pending === undefined) {
-      pending = new Map();
+      pending = { updates: [], dbs: new Map(), others: new Map() };
       queueMicrotask(flush);
     }
-    const key = objectKey(object);
-    const entry = pending.get(key);
-    if (entry === undefined) pending.set(key, { object, count: 1 });
-    else entry.count += 1;
+    return pending;
+  };
+  /** Counts one more update of the object under `key`, if the burst has it already. */
+  const counted = (byKey: Map<string, PendingUpdate>, key: string): boolean => {
+    const entry = byKey.get(key);
+    if (entry !== undefined) entry.count += 1;
+    return entry !== undefined;
+  };
+  const append = (updates: PendingUpdate[], byKey: Map<string, PendingUpdate>, key: string, object: CompactionObject): void => {
+    const added: PendingUpdate = { object, count: 1 };
+    byKey.set(key, added);
+    updates.push(added);
+  };
+  const add = (object: CompactionObject): void => {
+    const { updates, dbs, others } = burst();
+    const byKey = object.kind === "db" ? dbs : others;
+    const key = object.kind === "db" ? object.db : objectKey(object);
+    if (!counted(byKey, key)) append(updates, byKey, key, object);
   };
   return {
     handle(event) {
+      if (event.type === "db-updated") {
+        // The usual event, counted by db name: its object is made once per burst, not per write.
+        const { updates, dbs } = burst();
+        if (!counted(dbs, event.db)) append(updates, dbs, event.db, { kind: "db", db: event.db });
+        return;
+      }
       const smooshEvent = storeEventToSmooshEvent(event);
       if (smooshEvent.type === "object-updated" && smooshEvent.force !== true) return add(smooshEvent.object);
       flush();
