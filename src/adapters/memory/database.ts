@@ -146,10 +146,11 @@ export class MemoryDatabase {
     }
     const idProblem = docIdProblem(write._id);
     if (idProblem !== undefined) return { error: "illegal_docid", reason: idProblem };
-    if (write._rev !== undefined && revGeneration(write._rev) === undefined) {
+    const existing = this.docs.get(write._id);
+    // The current rev was made here, so it is well-formed: only another one is scanned (most writes name the current one).
+    if (write._rev !== undefined && write._rev !== existing?.rev && revGeneration(write._rev) === undefined) {
       return { error: "bad_request", reason: `Invalid rev format: ${JSON.stringify(write._rev)}` };
     }
-    const existing = this.docs.get(write._id);
     const matches =
       existing === undefined
         ? write._rev === undefined
