@@ -22,6 +22,9 @@
  * (or CHURN_MEMORY_BATCHES_PER_SEC, default 20).
  *
  *   CHURN_SECONDS (180)  churn length;  CHURN_DBS (20);  CHURN_DOCS (2000)
+ *   CHURN_JOB_POLL_MS    `[couchdb] job_poll_interval_ms` for the CouchDB row (1000): the
+ *                        trade-off between seeing a compaction's end early (more
+ *                        compactions, smaller files) and requests
  */
 import { request } from "undici";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -37,6 +40,7 @@ import { VirtualScheduler } from "../src/runtime/scheduler.js";
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
 const DOCS = Number(process.env.CHURN_DOCS ?? 2000);
+const JOB_POLL_MS = process.env.CHURN_JOB_POLL_MS === undefined ? undefined : Number(process.env.CHURN_JOB_POLL_MS);
 const BATCH = 200;
 const BODY = "x".repeat(250); // with ids and fields, ~300 bytes a doc
 /** Default `wait_secs` plus a second: every channel has finished observing. */
@@ -334,7 +338,7 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
   const tag = who === "upholster" ? "u" : who === "no compaction" ? "n" : "s";
   const dbs = Array.from({ length: DBS }, (_, i) => `churn_${tag}_${Date.now().toString(36)}_${i}`);
   const proxy = who === "upholster" ? await countingProxy(target) : undefined;
-  const handle = proxy === undefined ? undefined : createCouchStore({ url: proxy.url, logger: silentLogger, state: createMemoryStatePort() });
+  const handle = proxy === undefined ? undefined : createCouchStore({ url: proxy.url, logger: silentLogger, state: createMemoryStatePort(), jobPollIntervalMs: JOB_POLL_MS });
   const sizes = new Map<string, Sample>();
   const watcher = handle === undefined ? undefined : jobWatcher(handle.store, async (object) => sizes.get(object.db)?.activeBytes ?? 0);
   const upholster =
