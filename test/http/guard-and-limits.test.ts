@@ -12,23 +12,14 @@ import { routeTable } from "../../src/http/router.js";
 import { sendJson } from "../../src/http/respond.js";
 import { dbReader } from "../../src/http/auth/access.js";
 import { createGuard, type DbSecurity } from "../../src/http/auth/guard.js";
-import { basicCredentials, type Authenticator } from "../../src/http/auth/index.js";
 import { createRecordingLogger } from "../../src/adapters/logging/index.js";
+import { userTableAuthenticator } from "../support/user-table.js";
 
 /** Users with roles, as CouchDB's `_users` would have them: the authority the guard asks. */
-const USERS: Record<string, { password: string; roles: string[] }> = {
+const users = userTableAuthenticator({
   boss: { password: "pw", roles: ["_admin"] },
   ann: { password: "pw", roles: ["readers"] },
-};
-const users: Authenticator = {
-  hasAdmins: () => true,
-  async authenticate(req) {
-    const basic = basicCredentials(req);
-    if (basic === undefined) return null;
-    if (basic === "invalid" || USERS[basic.name]?.password !== basic.password) return "bad-credentials";
-    return { name: basic.name, roles: USERS[basic.name]!.roles };
-  },
-};
+});
 /** `_security` of two dbs: ann reads `shared`, nobody but admins reads `private`. */
 const security: DbSecurity = { isReader: async (who, db) => db === "shared" && who.name === "ann" };
 

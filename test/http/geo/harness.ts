@@ -6,26 +6,16 @@
  */
 import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createGuard, type DbSecurity } from "../../../src/http/auth/guard.js";
-import { basicCredentials, type Authenticator } from "../../../src/http/auth/index.js";
 import { geoRoutes } from "../../../src/http/geo/index.js";
 import { createHttpServer, type HttpServer } from "../../../src/http/server.js";
 import { TestGeoService } from "../../support/geo-service.js";
+import { userTableAuthenticator } from "../../support/user-table.js";
 
-const USERS: Record<string, { password: string; roles: string[] }> = {
+const authenticator = userTableAuthenticator({
   boss: { password: "pw", roles: ["_admin"] },
   ann: { password: "pw", roles: [] },
   bob: { password: "pw", roles: [] },
-};
-
-const authenticator: Authenticator = {
-  hasAdmins: () => true,
-  async authenticate(req) {
-    const basic = basicCredentials(req);
-    if (basic === undefined) return null;
-    if (basic === "invalid" || USERS[basic.name]?.password !== basic.password) return "bad-credentials";
-    return { name: basic.name, roles: USERS[basic.name]!.roles };
-  },
-};
+});
 
 /** `_security`: ann reads `places`; other dbs are for admins only. */
 const security: DbSecurity = { isReader: async (who, db) => db === "places" && who.name === "ann" };
