@@ -156,6 +156,7 @@ const delegate = (store: Store, overrides: Partial<Store>): Store => ({
   listDbs: () => store.listDbs(),
   dbInfo: (db) => store.dbInfo(db),
   ...(store.dbInfos !== undefined ? { dbInfos: (dbs: readonly string[]) => store.dbInfos!(dbs) } : {}),
+  ...(store.jobLookIntervalMs !== undefined ? { jobLookIntervalMs: store.jobLookIntervalMs } : {}),
   designDocs: (db) => store.designDocs(db),
   viewIndexInfo: (db, ddoc) => store.viewIndexInfo(db, ddoc),
   startJob: (object) => store.startJob(object),

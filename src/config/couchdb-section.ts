@@ -11,8 +11,9 @@
  *   granularity          database (default) or shard (per shard file on
  *                        every node, as CouchDB's own smoosh).
  *   poll_interval_ms     10000: the polling fallback (no `_db_updates`).
- *   job_poll_interval_ms 1000: the longest a running compaction goes unlooked at
- *     (an info of its db read by a check batch counts; see jobs.ts).
+ *   job_poll_interval_ms 1000: how often the daemon reads a running db
+ *     compaction's info, with its channel's next db (core/compaction/job-looks.ts);
+ *     the watcher asks by itself after one and a half (see jobs.ts).
  *   heartbeat_ms         10000: `_db_updates` heartbeat.
  *   request_timeout_ms   30000: per request.
  *   retries              4: retries of a failed request (connection errors,

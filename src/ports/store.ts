@@ -90,6 +90,13 @@ export interface CompactionStore {
   startJob(object: CompactionObject): Promise<JobHandle>;
   /** Watch a compaction of `object` that is already running (started by someone else). */
   attachJob(object: CompactionObject): Promise<JobHandle>;
+  /**
+   * Set by a store that sees a db compaction end only in the db's info
+   * (CouchDB): how often it wants that info read. The daemon then reads it
+   * itself, batched with other reads (see `src/core/compaction/job-looks.ts`),
+   * and the job's watcher reads on its own only when no such read came.
+   */
+  readonly jobLookIntervalMs?: number | undefined;
 }
 
 /** A document as stored: CouchDB's JSON with `_id` and `_rev`. */

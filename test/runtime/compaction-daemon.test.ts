@@ -157,6 +157,49 @@ describe("compaction daemon", () => {
     await world.daemon.stop();
   });
 
+  it("for a store that sees a job end by reading the db (jobLookIntervalMs), reads each running db every interval with the channel's next db, whose start then needs no read of its own", async () => {
+    const reads: { atMs: number; dbs: readonly string[] }[] = [];
+    const starts: { atMs: number; db: string }[] = [];
+    const world = makeWorld({
+      ini: { smoosh: { wait_secs: "0" } },
+      wrapStore: (store): CompactionStore => ({
+        ...store,
+        jobLookIntervalMs: 1_000,
+        dbInfo: (db) => {
+          reads.push({ atMs: world.scheduler.nowMs(), dbs: [db] });
+          return store.dbInfo(db);
+        },
+        dbInfos: (dbs) => {
+          reads.push({ atMs: world.scheduler.nowMs(), dbs });
+          return store.dbInfos!(dbs);
+        },
+        startJob: (object) => {
+          starts.push({ atMs: world.scheduler.nowMs(), db: object.db });
+          return store.startJob(object);
+        },
+      }),
+    });
+    const dbs = ["big-1", "big-2", "big-3"];
+    for (const db of dbs) growGarbage(world.store, db, 3000, 4);
+    await world.daemon.start();
+    expect(world.daemon.inspect().config.jobLookIntervalMs).toBe(1_000);
+    world.daemon.reconfigure(world.daemon.inspect().config);
+    expect(world.daemon.inspect().config.jobLookIntervalMs).toBe(1_000); // kept across a config change
+    for (const db of dbs) world.daemon.enqueue(db);
+    expect(await advanceUntil(world, () => world.daemon.metrics().finished >= 3, 100, 1_000)).toBe(true);
+    expect(starts.map((s) => s.db).sort()).toEqual(dbs);
+    // Later starts stood on the look that carried them along, not on a read of their own.
+    const onALook = starts.slice(1).filter((s) => !reads.some((r) => r.atMs === s.atMs && r.dbs.includes(s.db)));
+    expect(onALook.length).toBeGreaterThan(0);
+    for (const start of onALook) {
+      const look = reads.filter((r) => r.dbs.includes(start.db) && r.atMs < start.atMs).at(-1);
+      expect(look, `no look carried ${start.db}`).toBeDefined();
+      expect(start.atMs - look!.atMs).toBeLessThanOrEqual(1_000);
+      expect(look!.dbs.length).toBeGreaterThan(1); // with the running db it looked at
+    }
+    await world.daemon.stop();
+  });
+
   it("one db whose info always fails does not stop the others", async () => {
     const world = makeWorld({
       ini: { smoosh: { wait_secs: "0" } },

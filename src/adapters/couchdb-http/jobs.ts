@@ -9,12 +9,13 @@
  * run it inside the request handler's process with no progress report: there
  * the job is done once the file size stays the same for two polls in a row.
  *
- * A poll costs nothing when someone else reads the db anyway: the daemon's
- * batched checks carry running compactions' dbs along (`_dbs_info`, 100 dbs
- * a request). So a db's watcher wakes on such an info, and asks by itself
- * only when none came within the poll interval (bench:churn on CouchDB
- * 3.4.3: about one `GET /{db}` per compaction before, besides the one the
- * start made).
+ * A poll costs nothing when someone else reads the db anyway: the daemon
+ * reads each running db compaction every interval, with its channel's next
+ * db (core/compaction/job-looks.ts), and its batched checks carry running
+ * compactions' dbs along (`_dbs_info`, 100 dbs a request). So a db's
+ * watcher wakes on such an info, and asks by itself only when none came
+ * (bench:churn on CouchDB 3.4.3: about one `GET /{db}` per compaction
+ * before, besides the one the start made).
  */
 import type { JobHandle, JobOutcome } from "../../ports/store.js";
 import type { Logger, Scheduler } from "../../ports/shell.js";

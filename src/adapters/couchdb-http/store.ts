@@ -80,7 +80,18 @@ export class CouchStore implements Store, DbListing {
   /** Clustered db -> its shard objects, from the last shard listing (shard granularity). */
   shardsByDb = new Map<string, string[]>();
 
-  constructor(private readonly o: StoreOptions) {}
+  /**
+   * A clustered db's compaction ends unannounced (no event says so): the
+   * daemon reads its info every `job_poll_interval_ms`, in a `_dbs_info`
+   * that also carries the channel's next db (its precheck). Shard objects
+   * are watched here alone. An own field, so that wrappers that spread the
+   * store keep it.
+   */
+  readonly jobLookIntervalMs: number | undefined;
+
+  constructor(private readonly o: StoreOptions) {
+    this.jobLookIntervalMs = o.granularity === "shard" ? undefined : o.jobPollIntervalMs;
+  }
 
   /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
   probe(): Promise<void> {
@@ -103,6 +114,8 @@ export class CouchStore implements Store, DbListing {
   private get shardMode(): boolean {
     return this.o.granularity === "shard";
   }
+
+
 
   // --- CompactionStore ---------------------------------------------------------
 
@@ -314,7 +327,8 @@ export class CouchStore implements Store, DbListing {
     const probe: CompactionProbe = {
       info: (freshSinceMs) => this.sizeOf(object, freshSinceMs),
       tasks: () => this.activeTasks(),
-      waitForNews: object.kind === "db" && shardRef === undefined ? (maxWaitMs) => this.recentInfos.nextOf(object.db, maxWaitMs, this.o.scheduler) : undefined,
+      // The daemon's look comes every interval (jobLookIntervalMs): half an interval more before asking alone lets it come first.
+      waitForNews: object.kind === "db" && shardRef === undefined ? (maxWaitMs) => this.recentInfos.nextOf(object.db, Math.round(maxWaitMs * 1.5), this.o.scheduler) : undefined,
       matchesTask: (task) => {
         const type = object.kind === "view" ? "view_compaction" : "database_compaction";
         if (task.type !== type || task.database === undefined) return false;

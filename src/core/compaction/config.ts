@@ -78,6 +78,13 @@ export interface SmooshConfig {
   readonly maxCheckIntervalSecs: number;
   /** `[smoosh.ignore] <db> = true`. */
   readonly ignoredDbs: readonly string[];
+  /**
+   * Not an INI key: set from the store (`CompactionStore.jobLookIntervalMs`).
+   * A store that learns a db compaction's end only by reading the db's info
+   * gets that read from the core this often, with the next start's precheck
+   * in the same request (job-looks.ts). 0: the store watches its jobs alone.
+   */
+  readonly jobLookIntervalMs: number;
 }
 
 /**
@@ -234,6 +241,7 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
     minCheckIntervalMs: read("min_check_interval_ms", NonNegIntFromString, 1000),
     maxCheckIntervalSecs: read("max_check_interval_secs", PosIntFromString, 300),
     ignoredDbs: decodeIgnored(ini, errors),
+    jobLookIntervalMs: 0,
   };
   return orErrors(errors, config);
 };

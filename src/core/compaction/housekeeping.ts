@@ -6,6 +6,7 @@
 import { nextTokenAtMs } from "./check-budget.js";
 import { earliestDueMs } from "./check-queues.js";
 import { backgroundCanRun } from "./checks.js";
+import { nextLookMs } from "./job-looks.js";
 import { takeSnapshot } from "./persistence.js";
 import { emit, update, type Draft, type SmooshState } from "./state.js";
 import { nextWindowBoundaryMs } from "./window.js";
@@ -37,6 +38,8 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
   if (retry !== undefined) times.push(retry.atMs);
   if (state.nextRescanAtMs !== undefined) times.push(state.nextRescanAtMs);
   if (state.nextCheckpointAtMs !== undefined) times.push(state.nextCheckpointAtMs);
+  const lookAtMs = nextLookMs(state);
+  if (lookAtMs !== undefined) times.push(Math.max(lookAtMs, nowMs + 1));
   const checkAtMs = nextCheckWakeMs(state, nowMs);
   if (checkAtMs !== undefined) times.push(checkAtMs);
   const future = times.filter((t) => t > nowMs);

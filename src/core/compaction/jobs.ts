@@ -7,6 +7,7 @@
 import { backoffDelayMs, shouldGiveUp } from "./backoff.js";
 import { channelHasRoom, channelOpen, placeInChannel } from "./channel.js";
 import { forceCheck, freshInfo, onCompacted, onReleased } from "./checks.js";
+import { firstLookAtMs, takeRecentRead } from "./job-looks.js";
 import { cleanupOf, describeObject } from "./object.js";
 import { channelPriority } from "./priority.js";
 import { queueOut } from "./queue.js";
@@ -60,8 +61,9 @@ export const startWhatCan = (d: Draft): void => {
         suspended: false,
       });
       // The queued priority may be minutes old: re-check just before starting (as CouchDB 3.x),
-      // unless the check that queued it was just now (one request saved per start).
-      const fresh = freshInfo(d, best.key);
+      // unless the check that queued it was just now, or (a store the core looks at jobs
+      // for) a read of the last interval (job-looks.ts): one request saved per start.
+      const fresh = freshInfo(d, best.key) ?? takeRecentRead(d, best.key);
       if (fresh !== undefined) onPrecheckAnswered(d, d.state.jobs.get(jobId)!, fresh);
       else emit(d, { type: "fetch-info", requestId: jobId, object: best.value, purpose: "precheck" });
     }
@@ -137,7 +139,7 @@ const leaveRunningGeo = (d: Draft, job: Job): void => {
 
 export const onJobStarted = (d: Draft, job: Job): void => {
   if (job.phase !== "starting") return;
-  putJob(d, { ...job, phase: "active" });
+  putJob(d, { ...job, phase: "active", nextLookAtMs: firstLookAtMs(d, job) });
   bump(d, job.adopted ? "adopted" : "started");
   log(d, "info", job.adopted ? "smoosh: adopted running compaction" : "smoosh: started", {
     ...jobFields(job),

@@ -13,6 +13,7 @@ import { fullBudget } from "./check-budget.js";
 import { emptyCheckQueues } from "./check-queues.js";
 import { forceCheck, noteUpdates, onChecksAnswered, pumpBackgroundChecks, pumpDueChecks, pumpForcedChecks, rideAlong } from "./checks.js";
 import { maybeCheckpoint, maybeRescan, scheduleTick } from "./housekeeping.js";
+import { forgetReads, lookAtRunningJobs, rememberReads, settleAhead } from "./job-looks.js";
 import { noteDesignDocs, onDbsListed, onDesignDocsListed, onListingDone, pumpListings, pumpRescanListings } from "./listings.js";
 import {
   fireDueRetries,
@@ -46,6 +47,7 @@ const afterEvent = (d: Draft): Step => {
   pumpRescanListings(d);
   pumpBackgroundChecks(d);
   startWhatCan(d);
+  lookAtRunningJobs(d);
   rideAlong(d);
   reconcileSuspensions(d);
   scheduleTick(d);
@@ -68,6 +70,8 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
     fetchingKeys: new Map(),
     batchesInFlight: new Map(),
     recheckKeys: new Set(),
+    aheadFetches: new Map(),
+    recentReads: new Map(),
     watches: PMap.empty(),
     checks: emptyCheckQueues(config.maxPendingChecks),
     budget: fullBudget(config.checkRequestsPerSec, nowMs),
@@ -165,6 +169,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       return;
     case "suspend":
       update(d, { suspended: true });
+      forgetReads(d);
       log(d, "info", "smoosh: suspended", {});
       return;
     case "resume":
@@ -185,11 +190,17 @@ const handle = (d: Draft, event: SmooshEvent): void => {
   }
 };
 
-/** Prechecks go to their jobs; checks are settled together (one copy of the in-flight maps a batch). */
+/**
+ * Prechecks go to their jobs; checks are settled together (one copy of the
+ * in-flight maps a batch). The batch's db reads are remembered first (for a
+ * store the core looks at jobs for): a start they lead to may stand on them.
+ */
 const answerInfos = (d: Draft, answers: readonly InfoAnswer[]): void => {
+  rememberReads(d, answers);
   const checks: { requestId: number; info: ObjectInfo | "missing" | { error: string } }[] = [];
   for (const answer of answers) {
     const info = "error" in answer ? { error: answer.error } : answer.info;
+    if (settleAhead(d, answer.requestId)) continue;
     const job = d.state.jobs.get(answer.requestId);
     if (job !== undefined) onPrecheckAnswered(d, job, info);
     else checks.push({ requestId: answer.requestId, info });

@@ -12,7 +12,7 @@ import type { Watch } from "./check-schedule.js";
 import type { ChannelConfig, SmooshConfig } from "./config.js";
 import type { BoundedFifo, PMap, TimedKeys } from "../shared/persistent.js";
 import type { PriorityQueue } from "./queue.js";
-import type { CompactionObject, DbName, ListPurpose, LogLevel, SmooshEffect, SmooshMetrics } from "./types.js";
+import type { CompactionObject, DbName, ListPurpose, LogLevel, ObjectInfo, SmooshEffect, SmooshMetrics } from "./types.js";
 
 export interface ChannelState {
   readonly config: ChannelConfig;
@@ -38,6 +38,14 @@ export interface Job {
   readonly adopted: boolean;
   /** A suspend-job was emitted and not yet undone. */
   readonly suspended: boolean;
+  /** When the core next reads a running db job's info for the store (`jobLookIntervalMs`; see job-looks.ts). */
+  readonly nextLookAtMs?: number | undefined;
+}
+
+/** A db read that may stand in for its start's precheck while fresh (job-looks.ts). */
+export interface RecentRead {
+  readonly info: ObjectInfo;
+  readonly answeredAtMs: number;
 }
 
 export interface PendingListing {
@@ -82,6 +90,10 @@ export interface SmooshState {
    * again once it lands. A subset of `fetchingKeys`, so bounded by it.
    */
   readonly recheckKeys: ReadonlySet<string>;
+  /** Looks ahead in flight (request id -> channel and key): at most one a channel. */
+  readonly aheadFetches: ReadonlyMap<number, { readonly channel: string; readonly key: string }>;
+  /** With `jobLookIntervalMs`: db reads of the last interval, by key, that may stand in for a precheck. */
+  readonly recentReads: ReadonlyMap<string, RecentRead>;
   /** The check policy: what it knows of each object (bounded by `max_pending_checks`). */
   readonly watches: PMap<WatchEntry>;
   /** Objects waiting to be checked: forced, due (by the policy's time), background (check-queues.ts). */

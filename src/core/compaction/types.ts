@@ -77,11 +77,12 @@ export type ListPurpose = "enqueue-all-dbs" | "enqueue-all-views" | "rescan";
 
 /**
  * Why the core asked for an object's info: to decide whether to queue it, to
- * re-check it before starting it, or (watch) to carry a running compaction's
- * db along in a request that goes out anyway (the core ignores that answer;
- * a store adapter may use it to see the job end).
+ * re-check it before starting it, (watch) to read a running compaction's db
+ * for a store that sees the job end that way (the core ignores that answer),
+ * or (precheck-ahead) to read a full channel's next item along with such a
+ * look, so that the start after the job's end needs no precheck of its own.
  */
-export type FetchPurpose = "enqueue" | "precheck" | "watch";
+export type FetchPurpose = "enqueue" | "precheck" | "watch" | "precheck-ahead";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 

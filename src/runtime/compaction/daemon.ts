@@ -91,7 +91,9 @@ export interface CompactionDaemon {
 export function createCompactionDaemon(options: CompactionDaemonOptions): CompactionDaemon {
   const { store, scheduler, events, geoFiles } = options;
   const logger = options.logger.child?.({ subsystem: "smoosh" }) ?? options.logger;
-  let config = options.config;
+  // The store, not the INI, says whether the core looks at running jobs for it.
+  const withStoreLooks = (c: SmooshConfig): SmooshConfig => ({ ...c, jobLookIntervalMs: store.jobLookIntervalMs ?? 0 });
+  let config = withStoreLooks(options.config);
   const inFlight = createInFlight(logger, "smoosh");
   const dispatch = (event: SmooshEvent): void => host.dispatch(event);
   const fetchInfo = createFetchBatcher(store, inFlight, dispatch, geoFiles);
@@ -184,8 +186,8 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
     },
     enqueueAll: (scope) => dispatch({ type: "enqueue-all", scope }),
     reconfigure: (next) => {
-      config = next;
-      dispatch({ type: "config-changed", config: next });
+      config = withStoreLooks(next);
+      dispatch({ type: "config-changed", config });
     },
     handleStoreEvent: (event) => updates.handle(event),
     whenIdle: () => {

@@ -148,6 +148,36 @@ describe("compaction jobs", () => {
     await close();
   });
 
+  it("the daemon reads a running db's info every job_poll_interval_ms (jobLookIntervalMs): the watcher waits half an interval more before asking itself", async () => {
+    sequence("GET", "/fx_db", [replyOf(exchange("39"))]);
+    server.route("POST", "/_dbs_info", () => ({ status: 200, body: [{ key: "fx_db", info: exchange("25").response.body }] }));
+    server.use(exchange("36"));
+    // Timers fire only when the test says.
+    const timers: { delayMs: number; fn: () => void }[] = [];
+    const manual = {
+      nowMs: () => Date.now(),
+      setTimeout: (fn: () => void, delayMs: number) => {
+        timers.push({ fn, delayMs });
+        return () => undefined;
+      },
+    };
+    const { store, close } = make({ scheduler: manual, jobPollIntervalMs: 1_000 });
+    expect(store.jobLookIntervalMs).toBe(1_000);
+    await store.dbInfos?.(["fx_db"]); // the precheck that led to the start
+    const job = await store.startJob({ kind: "db", db: "fx_db" });
+    for (let i = 0; i < 100 && !timers.some((t) => t.delayMs === 1_500); i++) await new Promise((r) => setImmediate(r));
+    const own = timers.find((t) => t.delayMs === 1_500);
+    expect(own, `timers: ${JSON.stringify(timers.map((t) => t.delayMs))}`).toBeDefined();
+    expect(server.count("GET", "/fx_db")).toBe(0);
+    own!.fn(); // no look came: it asks
+    expect((await job.done).ok).toBe(true);
+    expect(server.count("GET", "/fx_db")).toBe(1);
+    await close();
+    const shards = make({ granularity: "shard" });
+    expect(shards.store.jobLookIntervalMs).toBeUndefined(); // shard objects are watched by the adapter alone
+    await shards.close();
+  });
+
   it("a 415 (no Content-Type) or 404 (missing db) rejects naming the endpoint", async () => {
     server.use(exchange("25"));
     server.route("POST", "/fx_db/_compact", replyOf(exchange("35")));

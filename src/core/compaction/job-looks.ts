@@ -1,0 +1,117 @@
+/**
+ * Looks at running db compactions, for stores that see a compaction end
+ * only in the db's info (CouchDB: no event says so). With
+ * `jobLookIntervalMs` > 0 the core makes that read itself, once an interval
+ * per running db job. The look goes out in one `_dbs_info` request with its
+ * channel's next item (and, through rideAlong, with the dbs waiting to be
+ * checked), and the store's watcher sees the end in its answer.
+ *
+ * Any db read with such a store, at most one interval old and with no
+ * suspend since, serves as a start's precheck. The look that shows the slot
+ * free carries the next item, or finds the dbs that now come before it. A
+ * start then costs its `POST _compact` alone, with no precheck request first.
+ * The price: a compaction of that db started by someone else within
+ * the interval goes unseen. Before, the window was only the precheck's own
+ * round trip. CouchDB's `POST /{db}/_compact` on a db being compacted joins
+ * the running compaction, so such a job is counted as started rather than
+ * adopted and is watched to its end all the same. A suspend forgets every
+ * read (the daemon contract: an info read before a pause never stands in
+ * for a precheck after it).
+ */
+import { channelHasRoom } from "./channel.js";
+import { objectKey } from "./object.js";
+import { queuePeek } from "./queue.js";
+import { emit, takeId, update, type Draft, type Job, type RecentRead, type SmooshState } from "./state.js";
+import type { InfoAnswer, ObjectInfo } from "./types.js";
+
+const looksOn = (state: SmooshState): boolean => state.config.jobLookIntervalMs > 0;
+
+/** When a running db job is first looked at: one interval after it began (undefined: never). */
+export const firstLookAtMs = (d: Draft, job: Job): number | undefined =>
+  looksOn(d.state) && job.object.kind === "db" ? d.nowMs + d.state.config.jobLookIntervalMs : undefined;
+
+/** Read every running db job's info that is due, each with its channel's next item. */
+export const lookAtRunningJobs = (d: Draft): void => {
+  if (!looksOn(d.state)) return;
+  for (const job of d.state.jobs.values()) {
+    if (job.phase !== "active" || job.nextLookAtMs === undefined || job.nextLookAtMs > d.nowMs) continue;
+    const jobs = new Map(d.state.jobs);
+    jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
+    update(d, { jobs });
+    // The core ignores the answer (a job's end comes from the store); the store's watcher reads it.
+    emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
+    lookAhead(d, job.channel);
+  }
+};
+
+/** Read the channel's next item along with the look, unless one is in flight already or the slot is free anyway. */
+const lookAhead = (d: Draft, channelName: string): void => {
+  const channel = d.state.channels.get(channelName);
+  if (channel === undefined || channelHasRoom(d.state, channel)) return;
+  for (const inFlight of d.state.aheadFetches.values()) if (inFlight.channel === channelName) return;
+  const next = queuePeek(channel.queue);
+  if (next === undefined || d.state.runningKeys.has(next.key) || d.state.fetchingKeys.has(next.key)) return;
+  const requestId = takeId(d);
+  update(d, { aheadFetches: new Map(d.state.aheadFetches).set(requestId, { channel: channelName, key: next.key }) });
+  emit(d, { type: "fetch-info", requestId, object: next.value, purpose: "precheck-ahead" });
+};
+
+/** A look ahead answered (remembered with the batch's other reads). False: `requestId` was not one. */
+export const settleAhead = (d: Draft, requestId: number): boolean => {
+  if (!d.state.aheadFetches.has(requestId)) return false;
+  const aheadFetches = new Map(d.state.aheadFetches);
+  aheadFetches.delete(requestId);
+  update(d, { aheadFetches });
+  return true;
+};
+
+/**
+ * Remember a batch's db reads (checks and looks ahead; not jobs: a precheck
+ * is used at once, a running db is never started) for the starts of the next
+ * interval. Called before the batch is settled. Reads older than an interval
+ * are dropped here, so the memory holds one interval's reads at most (a few
+ * batches of 100).
+ */
+export const rememberReads = (d: Draft, answers: readonly InfoAnswer[]): void => {
+  if (!looksOn(d.state)) return;
+  const reads: [string, RecentRead][] = [];
+  for (const answer of answers) {
+    if ("error" in answer || answer.info === "missing" || answer.info.kind !== "db") continue;
+    const checked = d.state.fetches.get(answer.requestId)?.object;
+    const key = d.state.aheadFetches.get(answer.requestId)?.key ?? (checked === undefined ? undefined : objectKey(checked));
+    if (key !== undefined && !d.state.runningKeys.has(key)) reads.push([key, { info: answer.info, answeredAtMs: d.nowMs }]);
+  }
+  if (reads.length === 0) return;
+  const recentReads = new Map<string, RecentRead>();
+  for (const [key, read] of d.state.recentReads) if (isFresh(d, read)) recentReads.set(key, read);
+  for (const [key, read] of reads) recentReads.set(key, read);
+  update(d, { recentReads });
+};
+
+/** The read of `key` that can stand in for its precheck: at most one interval old. Used up once taken. */
+export const takeRecentRead = (d: Draft, key: string): ObjectInfo | undefined => {
+  const read = d.state.recentReads.get(key);
+  if (read === undefined) return undefined;
+  const recentReads = new Map(d.state.recentReads);
+  recentReads.delete(key);
+  update(d, { recentReads });
+  return isFresh(d, read) ? read.info : undefined;
+};
+
+const isFresh = (d: Draft, read: RecentRead): boolean =>
+  !d.state.suspended && looksOn(d.state) && d.nowMs - read.answeredAtMs <= d.state.config.jobLookIntervalMs;
+
+/** A suspend: nothing read before it may stand in for a precheck after it. */
+export const forgetReads = (d: Draft): void => {
+  if (d.state.recentReads.size > 0) update(d, { recentReads: new Map() });
+};
+
+/** The earliest look due, for the core's next tick. */
+export const nextLookMs = (state: SmooshState): number | undefined => {
+  let earliest: number | undefined;
+  for (const job of state.jobs.values()) {
+    if (job.phase !== "active" || job.nextLookAtMs === undefined) continue;
+    if (earliest === undefined || job.nextLookAtMs < earliest) earliest = job.nextLookAtMs;
+  }
+  return earliest;
+};

@@ -1,0 +1,258 @@
+/**
+ * Looks at running db jobs (job-looks.ts), for stores that see a compaction's
+ * end only in the db's info: pinned by properties over random event sequences
+ * on the model shell (harness.ts), which also checks every start's own
+ * invariants (concurrency, windows, suspend, never twice).
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { objectKey, type CompactionObject, type FetchPurpose, type ObjectInfo, type SmooshConfig, type SmooshEvent } from "../../../src/core/compaction/index.js";
+import { configFrom, Sim } from "./harness.js";
+
+const LOOK_MS = 1_000;
+const DBS = ["a", "b", "c", "d"];
+const OBJECTS: CompactionObject[] = DBS.map((db) => ({ kind: "db" as const, db }));
+
+const configWith = (concurrency: number, lookMs: number): SmooshConfig => ({
+  ...configFrom({
+    smoosh: { db_channels: "ratio_dbs", view_channels: "", cleanup_channels: "", wait_secs: "0", rescan_interval: "0", staleness: "0" },
+    "smoosh.ratio_dbs": { concurrency: String(concurrency), min_priority: "2" },
+  }),
+  jobLookIntervalMs: lookMs,
+});
+
+/** Five times its live data: ratio_dbs takes it. */
+const WASTEFUL: ObjectInfo = { kind: "db", fileBytes: 50_000_000, activeBytes: 10_000_000, updateSeq: 9, compactedSeq: undefined, needsUpgrade: false, compactionRunning: false };
+
+/** Every db wasteful enough to queue; some already being compacted by someone else. */
+const infosArb = fc.array(fc.boolean(), { minLength: DBS.length, maxLength: DBS.length }).map((running) => {
+  const table = new Map<string, ObjectInfo>(DBS.map((db, i) => [db, { ...WASTEFUL, compactionRunning: running[i] === true }]));
+  return (o: CompactionObject): ObjectInfo | "missing" => table.get(o.db) ?? "missing";
+});
+
+type Action =
+  | { t: "update"; db: number }
+  | { t: "answer"; index: number; ok: boolean }
+  | { t: "end"; index: number; ok: boolean }
+  | { t: "advance"; ms: number }
+  | { t: "suspend" }
+  | { t: "resume" }
+  | { t: "deleted"; db: number };
+
+const actionArb: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ t: fc.constant("update" as const), db: fc.nat() }) },
+  { weight: 24, arbitrary: fc.record({ t: fc.constant("answer" as const), index: fc.nat(), ok: fc.oneof(fc.constant(true), fc.constant(true), fc.boolean()) }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant("end" as const), index: fc.nat(), ok: fc.oneof(fc.constant(true), fc.boolean()) }) },
+  { weight: 8, arbitrary: fc.record({ t: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 1_500 }) }) },
+  { weight: 1, arbitrary: fc.constant({ t: "suspend" as const }) },
+  { weight: 1, arbitrary: fc.constant({ t: "resume" as const }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("deleted" as const), db: fc.nat() }) },
+);
+
+/** What a start stood on: the reads of its object the core had answered, with when and why. */
+interface Read {
+  readonly atMs: number;
+  readonly step: number;
+  readonly purpose: FetchPurpose;
+  readonly requestId: number;
+  readonly suspendsBefore: number;
+}
+
+/** The model shell, remembering every answered read and every look at a running job. */
+class LookingSim extends Sim {
+  steps = 0;
+  suspends = 0;
+  readonly purposes = new Map<number, { purpose: FetchPurpose; key: string }>();
+  readonly reads = new Map<string, Read[]>();
+  /** Job id -> when it was last looked at (or became active). */
+  readonly lastLook = new Map<number, number>();
+  readonly startsChecked: { key: string; how: "precheck" | "check" | "ahead" | "recent" }[] = [];
+
+  override send(event: SmooshEvent): void {
+    this.steps += 1;
+    if (event.type === "suspend") this.suspends += 1;
+    this.noteAnswers(event);
+    if (event.type === "job-started") this.lastLook.set(event.jobId, this.nowMs);
+    if (event.type === "job-finished" || event.type === "job-failed") this.lastLook.delete(event.jobId);
+    const seen = this.effects.length;
+    super.send(event);
+    for (const effect of this.effects.slice(seen)) {
+      if (effect.type === "fetch-info") {
+        this.purposes.set(effect.requestId, { purpose: effect.purpose, key: objectKey(effect.object) });
+        if (effect.purpose === "watch" && this.lastLook.has(effect.requestId)) this.lastLook.set(effect.requestId, this.nowMs);
+      }
+      if (effect.type === "start-job") this.checkGrounds(effect.jobId, objectKey(effect.object));
+    }
+  }
+
+  /** Answer every request but the running jobs (they end when a test says). */
+  answerAll(): void {
+    for (let i = this.outstanding.findIndex((o) => o.kind !== "run"); i >= 0; i = this.outstanding.findIndex((o) => o.kind !== "run")) this.answer(i, true);
+  }
+
+  /** Answer and follow ticks until a job runs (bounded). */
+  untilAJobRuns(): void {
+    for (let round = 0; round < 100; round++) {
+      this.answerAll();
+      if (this.outstanding.some((o) => o.kind === "run")) return;
+      if (this.tickAtMs === undefined) break;
+      this.advance(this.tickAtMs - this.nowMs);
+    }
+    throw new Error("no job started");
+  }
+
+  /** Answer the `index`-th request (requests only: running jobs end by `end`). */
+  answerRequest(index: number, ok: boolean): void {
+    const requests = this.outstanding.flatMap((o, i) => (o.kind === "run" ? [] : [i]));
+    if (requests.length > 0) this.answer(requests[index % requests.length]!, ok);
+  }
+
+  /** The `index`-th running job ends (well or not). */
+  end(index: number, ok: boolean): void {
+    const runs = this.outstanding.flatMap((o, i) => (o.kind === "run" ? [i] : []));
+    if (runs.length > 0) this.answer(runs[index % runs.length]!, ok);
+  }
+
+  /** The store saw job `jobId` end. */
+  finish(jobId: number): void {
+    const i = this.outstanding.findIndex((o) => o.kind === "run" && o.jobId === jobId);
+    expect(i, `job ${jobId} is not running`).toBeGreaterThanOrEqual(0);
+    this.answer(i, true);
+  }
+
+  private noteAnswers(event: SmooshEvent): void {
+    const answered = event.type === "info-fetched" ? [event.requestId] : event.type === "infos-fetched" ? event.answers.map((a) => a.requestId) : [];
+    const ok = event.type !== "info-failed";
+    for (const requestId of answered) {
+      const asked = this.purposes.get(requestId);
+      if (asked === undefined || !ok) continue;
+      const list = this.reads.get(asked.key) ?? [];
+      list.push({ atMs: this.nowMs, step: this.steps, purpose: asked.purpose, requestId, suspendsBefore: this.suspends });
+      this.reads.set(asked.key, list);
+    }
+  }
+
+  /**
+   * A start stands on its own precheck, a check answered in that very step,
+   * or (looks on) a read at most one interval old with no suspend since.
+   */
+  private checkGrounds(jobId: number, key: string): void {
+    const reads = this.reads.get(key) ?? [];
+    if (reads.some((r) => r.purpose === "precheck" && r.requestId === jobId)) return void this.startsChecked.push({ key, how: "precheck" });
+    if (reads.some((r) => r.purpose === "enqueue" && r.step === this.steps)) return void this.startsChecked.push({ key, how: "check" });
+    const recent = reads.find(
+      (r) => (r.purpose === "precheck-ahead" || r.purpose === "enqueue") && r.atMs >= this.nowMs - this.config.jobLookIntervalMs && r.suspendsBefore === this.suspends,
+    );
+    expect(this.config.jobLookIntervalMs > 0 && recent !== undefined, `start of ${key} at ${this.nowMs} with no fresh read behind it: ${JSON.stringify(reads)}`).toBe(true);
+    this.startsChecked.push({ key, how: recent?.purpose === "precheck-ahead" ? "ahead" : "recent" });
+  }
+}
+
+const pick = <T>(xs: readonly T[], i: number): T => xs[i % xs.length] as T;
+
+const run = (sim: LookingSim, actions: readonly Action[]): void => {
+  for (const a of actions) {
+    if (a.t === "update") sim.send({ type: "object-updated", object: pick(OBJECTS, a.db) });
+    else if (a.t === "answer") sim.answerRequest(a.index, a.ok);
+    else if (a.t === "end") sim.end(a.index, a.ok);
+    else if (a.t === "advance") sim.advance(a.ms);
+    else if (a.t === "deleted") sim.send({ type: "db-deleted", db: pick(DBS, a.db) });
+    else sim.send({ type: a.t });
+    // Every running db job was looked at within the interval (ticks up to now delivered).
+    if (sim.config.jobLookIntervalMs === 0) continue;
+    for (const job of sim.state.jobs.values()) {
+      if (job.phase !== "active") continue;
+      const atMs = sim.lastLook.get(job.jobId);
+      expect(atMs, `job ${job.jobId} became active unseen`).toBeDefined();
+      expect(sim.nowMs - atMs!, `job ${job.jobId} not looked at since ${atMs}`).toBeLessThan(LOOK_MS);
+    }
+  }
+};
+
+const PARAMS = { numRuns: 400, seed: 80_823 };
+
+describe("looks at running db jobs (jobLookIntervalMs)", () => {
+  it("look at every running db job each interval, and start only on a precheck, a check of this step, or a read at most an interval old and not across a suspend", () => {
+    let aheadStarts = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 }), infosArb, fc.array(actionArb, { minLength: 30, maxLength: 150 }), (concurrency, infoOf, actions) => {
+        const sim = new LookingSim(configWith(concurrency, LOOK_MS), infoOf);
+        // Every db written first, so that channels fill and queues form.
+        sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
+        run(sim, actions);
+        aheadStarts += sim.startsChecked.filter((s) => s.how === "ahead").length;
+      }),
+      PARAMS,
+    );
+    // The property must really exercise starts on a look ahead.
+    expect(aheadStarts).toBeGreaterThan(20);
+  });
+
+  it("never look ahead when the store watches its jobs alone (jobLookIntervalMs 0)", () => {
+    fc.assert(
+      fc.property(infosArb, fc.array(actionArb, { minLength: 20, maxLength: 100 }), (infoOf, actions) => {
+        const sim = new LookingSim(configWith(1, 0), infoOf);
+        run(sim, actions);
+        expect(sim.effectsOf("fetch-info").filter((e) => e.purpose === "precheck-ahead")).toEqual([]);
+        expect(sim.startsChecked.filter((s) => s.how === "ahead" || s.how === "recent")).toEqual([]);
+      }),
+      PARAMS,
+    );
+  });
+
+  it("are deterministic: the same events give the same effects", () => {
+    fc.assert(
+      fc.property(infosArb, fc.array(actionArb, { minLength: 20, maxLength: 100 }), (infoOf, actions) => {
+        const one = new LookingSim(configWith(1, LOOK_MS), infoOf);
+        const two = new LookingSim(configWith(1, LOOK_MS), infoOf);
+        run(one, actions);
+        run(two, actions);
+        expect(two.effects).toEqual(one.effects);
+      }),
+      { ...PARAMS, numRuns: 100 },
+    );
+  });
+});
+
+describe("a look that sees the slot free", () => {
+  it("carries the channel's next db, whose start then needs no precheck of its own", () => {
+    const sim = new LookingSim(configWith(1, LOOK_MS), () => WASTEFUL);
+    sim.send({ type: "object-updated", object: { kind: "db", db: "a" } });
+    sim.send({ type: "object-updated", object: { kind: "db", db: "b" } });
+    sim.untilAJobRuns();
+    const [first] = sim.effectsOf("start-job");
+    expect(first?.object.db).toBe("a");
+    // One interval on: the look at a's job goes out with b, in one step.
+    const before = sim.effects.length;
+    sim.advance(LOOK_MS);
+    const look = sim.effects.slice(before).filter((e) => e.type === "fetch-info");
+    expect(look.map((e) => [e.object.db, e.purpose])).toEqual([
+      ["a", "watch"],
+      ["b", "precheck-ahead"],
+    ]);
+    sim.answerAll();
+    // The store sees a's end in that answer: b starts in the same step, with no fetch first.
+    const atEnd = sim.effects.length;
+    sim.finish(first!.jobId);
+    const after = sim.effects.slice(atEnd);
+    expect(after.filter((e) => e.type === "fetch-info")).toEqual([]);
+    expect(after.filter((e) => e.type === "start-job").map((e) => e.object.db)).toEqual(["b"]);
+  });
+
+  it("does not stand in after a suspend: the start asks again", () => {
+    const sim = new LookingSim(configWith(1, LOOK_MS), () => WASTEFUL);
+    sim.send({ type: "object-updated", object: { kind: "db", db: "a" } });
+    sim.send({ type: "object-updated", object: { kind: "db", db: "b" } });
+    sim.untilAJobRuns();
+    const [first] = sim.effectsOf("start-job");
+    sim.advance(LOOK_MS);
+    sim.answerAll();
+    sim.send({ type: "suspend" });
+    sim.send({ type: "resume" });
+    const atEnd = sim.effects.length;
+    sim.finish(first!.jobId);
+    const after = sim.effects.slice(atEnd);
+    expect(after.filter((e) => e.type === "start-job")).toEqual([]);
+    expect(after.filter((e) => e.type === "fetch-info" && e.purpose === "precheck").map((e) => e.type === "fetch-info" && e.object.db)).toEqual(["b"]);
+  });
+});
