@@ -14,9 +14,11 @@
  * the interval goes unseen. Before, the window was only the precheck's own
  * round trip. CouchDB's `POST /{db}/_compact` on a db being compacted joins
  * the running compaction, so such a job is counted as started rather than
- * adopted and is watched to its end all the same. A suspend forgets every
- * read (the daemon contract: an info read before a pause never stands in
- * for a precheck after it).
+ * adopted and is watched to its end all the same. A suspend or a resume
+ * forgets every read, and reads asked for before it are not remembered when
+ * they land (the daemon contract: someone else may start a compaction
+ * during a pause, and an info that may predate it never stands in for a
+ * precheck after it).
  */
 import { channelHasRoom } from "./channel.js";
 import { objectKey } from "./object.js";
@@ -76,7 +78,7 @@ export const rememberReads = (d: Draft, answers: readonly InfoAnswer[]): void =>
   if (!looksOn(d.state)) return;
   const reads: [string, RecentRead][] = [];
   for (const answer of answers) {
-    if ("error" in answer || answer.info === "missing" || answer.info.kind !== "db") continue;
+    if (answer.requestId < d.state.readsFromId || "error" in answer || answer.info === "missing" || answer.info.kind !== "db") continue;
     const checked = d.state.fetches.get(answer.requestId)?.object;
     const key = d.state.aheadFetches.get(answer.requestId)?.key ?? (checked === undefined ? undefined : objectKey(checked));
     if (key !== undefined && !d.state.runningKeys.has(key)) reads.push([key, { info: answer.info, answeredAtMs: d.nowMs }]);
@@ -101,9 +103,9 @@ export const takeRecentRead = (d: Draft, key: string): ObjectInfo | undefined =>
 const isFresh = (d: Draft, read: RecentRead): boolean =>
   !d.state.suspended && looksOn(d.state) && d.nowMs - read.answeredAtMs <= d.state.config.jobLookIntervalMs;
 
-/** A suspend: nothing read before it may stand in for a precheck after it. */
+/** A suspend or a resume: nothing read, or asked for, before it may stand in for a precheck after it. */
 export const forgetReads = (d: Draft): void => {
-  if (d.state.recentReads.size > 0) update(d, { recentReads: new Map() });
+  update(d, { recentReads: d.state.recentReads.size > 0 ? new Map() : d.state.recentReads, readsFromId: d.state.nextId });
 };
 
 /** The earliest look due, for the core's next tick. */

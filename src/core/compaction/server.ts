@@ -72,6 +72,7 @@ export const initSmoosh = (config: SmooshConfig, nowMs: number): Step => {
     recheckKeys: new Set(),
     aheadFetches: new Map(),
     recentReads: new Map(),
+    readsFromId: 1,
     watches: PMap.empty(),
     checks: emptyCheckQueues(config.maxPendingChecks),
     budget: fullBudget(config.checkRequestsPerSec, nowMs),
@@ -174,6 +175,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       return;
     case "resume":
       update(d, { suspended: false });
+      forgetReads(d);
       log(d, "info", "smoosh: resumed", {});
       return;
     case "flush":

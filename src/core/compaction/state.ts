@@ -94,6 +94,8 @@ export interface SmooshState {
   readonly aheadFetches: ReadonlyMap<number, { readonly channel: string; readonly key: string }>;
   /** With `jobLookIntervalMs`: db reads of the last interval, by key, that may stand in for a precheck. */
   readonly recentReads: ReadonlyMap<string, RecentRead>;
+  /** Only reads asked for from this request id on are remembered: the first id after the last suspend or resume. */
+  readonly readsFromId: number;
   /** The check policy: what it knows of each object (bounded by `max_pending_checks`). */
   readonly watches: PMap<WatchEntry>;
   /** Objects waiting to be checked: forced, due (by the policy's time), background (check-queues.ts). */

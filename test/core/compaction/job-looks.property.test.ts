@@ -55,14 +55,16 @@ interface Read {
   readonly step: number;
   readonly purpose: FetchPurpose;
   readonly requestId: number;
-  readonly suspendsBefore: number;
+  /** Suspends and resumes before the request was sent. */
+  readonly pausesBefore: number;
 }
 
 /** The model shell, remembering every answered read and every look at a running job. */
 class LookingSim extends Sim {
   steps = 0;
-  suspends = 0;
-  readonly purposes = new Map<number, { purpose: FetchPurpose; key: string }>();
+  /** Suspends and resumes so far. */
+  pauses = 0;
+  readonly purposes = new Map<number, { purpose: FetchPurpose; key: string; pausesBefore: number }>();
   readonly reads = new Map<string, Read[]>();
   /** Job id -> when it was last looked at (or became active). */
   readonly lastLook = new Map<number, number>();
@@ -70,7 +72,7 @@ class LookingSim extends Sim {
 
   override send(event: SmooshEvent): void {
     this.steps += 1;
-    if (event.type === "suspend") this.suspends += 1;
+    if (event.type === "suspend" || event.type === "resume") this.pauses += 1;
     this.noteAnswers(event);
     if (event.type === "job-started") this.lastLook.set(event.jobId, this.nowMs);
     if (event.type === "job-finished" || event.type === "job-failed") this.lastLook.delete(event.jobId);
@@ -78,7 +80,7 @@ class LookingSim extends Sim {
     super.send(event);
     for (const effect of this.effects.slice(seen)) {
       if (effect.type === "fetch-info") {
-        this.purposes.set(effect.requestId, { purpose: effect.purpose, key: objectKey(effect.object) });
+        this.purposes.set(effect.requestId, { purpose: effect.purpose, key: objectKey(effect.object), pausesBefore: this.pauses });
         if (effect.purpose === "watch" && this.lastLook.has(effect.requestId)) this.lastLook.set(effect.requestId, this.nowMs);
       }
       if (effect.type === "start-job") this.checkGrounds(effect.jobId, objectKey(effect.object));
@@ -127,21 +129,23 @@ class LookingSim extends Sim {
       const asked = this.purposes.get(requestId);
       if (asked === undefined || !ok) continue;
       const list = this.reads.get(asked.key) ?? [];
-      list.push({ atMs: this.nowMs, step: this.steps, purpose: asked.purpose, requestId, suspendsBefore: this.suspends });
+      list.push({ atMs: this.nowMs, step: this.steps, purpose: asked.purpose, requestId, pausesBefore: asked.pausesBefore });
       this.reads.set(asked.key, list);
     }
   }
 
   /**
    * A start stands on its own precheck, a check answered in that very step,
-   * or (looks on) a read at most one interval old with no suspend since.
+   * or (looks on) a read at most one interval old, asked for since the last
+   * suspend or resume: a read that may predate a pause never stands in (the
+   * daemon contract: someone else may start a compaction meanwhile).
    */
   private checkGrounds(jobId: number, key: string): void {
     const reads = this.reads.get(key) ?? [];
     if (reads.some((r) => r.purpose === "precheck" && r.requestId === jobId)) return void this.startsChecked.push({ key, how: "precheck" });
     if (reads.some((r) => r.purpose === "enqueue" && r.step === this.steps)) return void this.startsChecked.push({ key, how: "check" });
     const recent = reads.find(
-      (r) => (r.purpose === "precheck-ahead" || r.purpose === "enqueue") && r.atMs >= this.nowMs - this.config.jobLookIntervalMs && r.suspendsBefore === this.suspends,
+      (r) => (r.purpose === "precheck-ahead" || r.purpose === "enqueue") && r.atMs >= this.nowMs - this.config.jobLookIntervalMs && r.pausesBefore === this.pauses,
     );
     expect(this.config.jobLookIntervalMs > 0 && recent !== undefined, `start of ${key} at ${this.nowMs} with no fresh read behind it: ${JSON.stringify(reads)}`).toBe(true);
     this.startsChecked.push({ key, how: recent?.purpose === "precheck-ahead" ? "ahead" : "recent" });
@@ -172,7 +176,7 @@ const run = (sim: LookingSim, actions: readonly Action[]): void => {
 const PARAMS = { numRuns: 400, seed: 80_823 };
 
 describe("looks at running db jobs (jobLookIntervalMs)", () => {
-  it("look at every running db job each interval, and start only on a precheck, a check of this step, or a read at most an interval old and not across a suspend", () => {
+  it("look at every running db job each interval, and start only on a precheck, a check of this step, or a read at most an interval old and not asked across a suspend or resume", () => {
     let aheadStarts = 0;
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 }), infosArb, fc.array(actionArb, { minLength: 30, maxLength: 150 }), (concurrency, infoOf, actions) => {
