@@ -1,8 +1,8 @@
 /**
- * Small persistent (immutable, structure-sharing) collections for the cores (compaction, indexing), on
- * functional-red-black-tree (and one hash trie, KeyedSet), so the reducer can
- * return a new state per event in O(log n) instead of copying maps that hold
- * every database.
+ * Small persistent (immutable) collections for the cores (compaction,
+ * indexing), on functional-red-black-tree and one rerooted Map
+ * (`VersionedMap`), so the reducer can return a new state per event without
+ * copying maps that hold every database.
  */
 import createRBTree from "functional-red-black-tree";
 
@@ -10,50 +10,42 @@ type Tree<K, V> = createRBTree.Tree<K, V>;
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** One PMap entry in the hash trie. */
-interface MapEntry<V> extends Keyed {
-  readonly value: V;
-}
-
 /**
- * An immutable string-keyed map on the hash trie (KeyedSet): get, set and
- * delete walk about log32(n) small arrays with no string comparisons (it was
- * a red-black tree keyed by string: a tenth of a simulation in compares).
+ * An immutable string-keyed map (a `VersionedMap`): the version in use
+ * answers at the speed of a Map (it was a hash trie: a walk of a few small
+ * arrays per lookup, an eighth of a simulation in cache misses).
  */
 export class PMap<V> {
-  private constructor(private readonly set_: KeyedSet<MapEntry<V>>) {}
+  private constructor(private readonly map: VersionedMap<V>) {}
 
   static empty<V>(): PMap<V> {
-    return new PMap<V>(KeyedSet.empty());
+    return new PMap<V>(VersionedMap.empty());
   }
 
   get size(): number {
-    return this.set_.size;
+    return this.map.size;
   }
 
   get(key: string): V | undefined {
-    return this.set_.get(key, hashString(key))?.value;
+    return this.map.get(key);
   }
 
   has(key: string): boolean {
-    return this.set_.get(key, hashString(key)) !== undefined;
+    return this.map.has(key);
   }
 
   set(key: string, value: V): PMap<V> {
-    return new PMap(this.set_.put({ key, hash: hashString(key), value }));
+    return new PMap(this.map.with(key, value));
   }
 
   delete(key: string): PMap<V> {
-    const next = this.set_.delete(key, hashString(key));
-    return next === this.set_ ? this : new PMap(next);
+    const next = this.map.without(key);
+    return next === this.map ? this : new PMap(next);
   }
 
   /** Entries in key order (sorted here: callers are rare and want a stable order). */
   entries(): Array<[string, V]> {
-    return this.set_
-      .values()
-      .map((e): [string, V] => [e.key, e.value])
-      .sort(([a], [b]) => compareStrings(a, b));
+    return this.map.entries().sort(([a], [b]) => compareStrings(a, b));
   }
 }
 
@@ -208,7 +200,7 @@ export class TimedKeys<V> {
 
 /**
  * 32-bit hash of a string (FNV-1a over UTF-16 code units, then a murmur3
- * finalizer so every 5-bit slice is well mixed), for KeyedSet entries.
+ * finalizer), carried by KeyedSet entries.
  */
 export const hashString = (s: string): number => {
   let h = 0x811c9dc5;
@@ -218,200 +210,157 @@ export const hashString = (s: string): number => {
   return (h ^ (h >>> 16)) | 0;
 };
 
-const popcount = (x: number): number => {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-};
-
 /** What a KeyedSet holds: an immutable entry that carries its own key and that key's hash. */
 export interface Keyed {
   readonly key: string;
   readonly hash: number;
 }
 
-/**
- * Trie nodes are plain arrays (one object per level). Bitmap node:
- * `[bitmap, ...children]`, child i present when bit i of the bitmap is set
- * (5 bits of the hash per level), each an entry or a sub-node (an array).
- * Collision node (entries whose 32-bit hashes are equal): `[null, hash, ...entries]`.
- */
-type HNode = unknown[];
-
-const EMPTY_ROOT: HNode = [0];
-
-const hGet = <T extends Keyed>(root: HNode, hash: number, key: string): T | undefined => {
-  let node = root;
-  let shift = 0;
-  for (;;) {
-    const bitmap = node[0] as number | null;
-    if (bitmap === null) {
-      if (node[1] !== hash) return undefined;
-      for (let i = 2; i < node.length; i++) if ((node[i] as T).key === key) return node[i] as T;
-      return undefined;
-    }
-    const bit = 1 << ((hash >>> shift) & 31);
-    if ((bitmap & bit) === 0) return undefined;
-    const child = node[1 + popcount(bitmap & (bit - 1))];
-    if (Array.isArray(child)) {
-      node = child;
-      shift += 5;
-    } else return (child as T).hash === hash && (child as T).key === key ? (child as T) : undefined;
-  }
-};
-
-/** A copy of `node` with `node[i] = x`. */
-const withAt = (node: HNode, i: number, x: unknown): HNode => {
-  const out = node.slice();
-  out[i] = x;
-  return out;
-};
-
-/** A copy of `node` with `x` inserted at `i`, and `head` in place of `node[0]`. */
-const insertAt = (node: HNode, i: number, x: unknown, head: unknown): HNode => {
-  const n = node.length;
-  const out = new Array<unknown>(n + 1);
-  out[0] = head;
-  for (let j = 1; j < i; j++) out[j] = node[j];
-  out[i] = x;
-  for (let j = i; j < n; j++) out[j + 1] = node[j];
-  return out;
-};
-
-/** A copy of `node` without `node[i]`, and `head` in place of `node[0]`. */
-const removeAt = (node: HNode, i: number, head: unknown): HNode => {
-  const n = node.length - 1;
-  const out = new Array<unknown>(n);
-  out[0] = head;
-  for (let j = 1; j < i; j++) out[j] = node[j];
-  for (let j = i; j < n; j++) out[j] = node[j + 1];
-  return out;
-};
-
-/** The smallest node holding two entries whose hashes agree below `shift`. */
-const pairNode = (shift: number, a: Keyed, b: Keyed): HNode => {
-  if (a.hash === b.hash) return [null, a.hash, a, b];
-  const ba = (a.hash >>> shift) & 31;
-  const bb = (b.hash >>> shift) & 31;
-  if (ba === bb) return [1 << ba, pairNode(shift + 5, a, b)];
-  return ba < bb ? [(1 << ba) | (1 << bb), a, b] : [(1 << ba) | (1 << bb), b, a];
-};
-
-/** Set by hPut: the entry it replaced, if any (no allocation for a second result). */
-let replaced: Keyed | undefined;
-
-const hPut = (node: HNode, shift: number, entry: Keyed): HNode => {
-  const hash = entry.hash;
-  const bitmap = node[0] as number | null;
-  if (bitmap === null) {
-    if (node[1] !== hash) {
-      // Another hash reached a collision node: push the node one level down under a bitmap node.
-      return hPut([1 << (((node[1] as number) >>> shift) & 31), node], shift, entry);
-    }
-    for (let i = 2; i < node.length; i++) {
-      if ((node[i] as Keyed).key === entry.key) {
-        replaced = node[i] as Keyed;
-        return withAt(node, i, entry);
-      }
-    }
-    return insertAt(node, node.length, entry, null);
-  }
-  const bit = 1 << ((hash >>> shift) & 31);
-  const i = 1 + popcount(bitmap & (bit - 1));
-  if ((bitmap & bit) === 0) return insertAt(node, i, entry, bitmap | bit);
-  const child = node[i];
-  if (Array.isArray(child)) return withAt(node, i, hPut(child, shift + 5, entry));
-  if ((child as Keyed).hash === hash && (child as Keyed).key === entry.key) {
-    replaced = child as Keyed;
-    return withAt(node, i, entry);
-  }
-  return withAt(node, i, pairNode(shift + 5, child as Keyed, entry));
-};
+/** In a version's change: the key has no value there (a value may itself be undefined). */
+const ABSENT: unique symbol = Symbol("absent");
 
 /**
- * `node` without the entry for `key` (the same array when there is none);
- * `null` when nothing is left. A sub-node left with one entry is folded into its parent.
+ * A persistent string-keyed map by rerooting (Baker's trick, as in Conchon
+ * and Filliatre's persistent arrays): the versions of one lineage share one
+ * mutable Map, held by the version used last; every other version is one
+ * change (a key and its value there, or ABSENT) away from a neighbour nearer
+ * the holder. Using a version moves the Map to it, undoing changes on the way:
+ * the reducer, which uses each new version in turn, pays a Map operation and
+ * one small object per change; an old version still answers, in time
+ * proportional to its distance.
+ *
+ * A change points from the old version to the new one, so a version nobody
+ * holds is garbage. An empty version never shares its Map: an empty
+ * collection kept for long (an initial state) does not hold its successors.
  */
-const hDel = (node: HNode, shift: number, hash: number, key: string): HNode | null => {
-  const bitmap = node[0] as number | null;
-  if (bitmap === null) {
-    if (node[1] !== hash) return node;
-    for (let i = 2; i < node.length; i++) {
-      if ((node[i] as Keyed).key === key) return node.length === 3 ? null : removeAt(node, i, null);
-    }
-    return node;
-  }
-  const bit = 1 << ((hash >>> shift) & 31);
-  if ((bitmap & bit) === 0) return node;
-  const i = 1 + popcount(bitmap & (bit - 1));
-  const child = node[i];
-  if (Array.isArray(child)) {
-    const next = hDel(child, shift + 5, hash, key);
-    if (next === child) return node;
-    if (next === null) return bitmap === bit ? null : removeAt(node, i, bitmap ^ bit);
-    // One entry left below (a bitmap node with one entry, or a collision node with one): fold it up.
-    const lone = next.length === 2 && !Array.isArray(next[1]) ? next[1] : next.length === 3 && next[0] === null ? next[2] : undefined;
-    return withAt(node, i, lone ?? next);
-  }
-  if ((child as Keyed).hash !== hash || (child as Keyed).key !== key) return node;
-  return bitmap === bit ? null : removeAt(node, i, bitmap ^ bit);
-};
+class VersionedMap<T> {
+  private key = "";
+  private value: T | typeof ABSENT = ABSENT;
+  private next: VersionedMap<T> | undefined = undefined;
 
-const hForEach = (node: HNode, visit: (entry: Keyed) => void): void => {
-  for (let i = node[0] === null ? 2 : 1; i < node.length; i++) {
-    const child = node[i];
-    if (Array.isArray(child)) hForEach(child, visit);
-    else visit(child as Keyed);
-  }
-};
-
-/**
- * An immutable set of entries, at most one per key, as a hash array mapped
- * trie: lookup, add and delete walk (and copy) a path of about log32(n) small
- * arrays, with no key comparisons on the way. Each entry carries its key and
- * the key's hash (`hashString`, or any 32-bit hash used consistently), so
- * nothing is hashed twice. Unordered (use PMap for key order).
- */
-export class KeyedSet<T extends Keyed> {
   private constructor(
-    private readonly root: HNode,
+    /** Set while this version holds the Map. */
+    private map: Map<string, T> | undefined,
     readonly size: number,
   ) {}
 
+  static empty<T>(): VersionedMap<T> {
+    return new VersionedMap<T>(new Map(), 0);
+  }
+
+  get(key: string): T | undefined {
+    return this.held().get(key);
+  }
+
+  has(key: string): boolean {
+    return this.held().has(key);
+  }
+
+  with(key: string, value: T): VersionedMap<T> {
+    if (this.size === 0) return new VersionedMap(new Map([[key, value]]), 1);
+    const map = this.held();
+    const old = map.has(key) ? (map.get(key) as T) : ABSENT;
+    map.set(key, value);
+    return this.handOver(key, old, old === ABSENT ? this.size + 1 : this.size);
+  }
+
+  /** This very version when `key` is not in it. */
+  without(key: string): VersionedMap<T> {
+    const map = this.held();
+    if (!map.has(key)) return this;
+    const old = map.get(key) as T;
+    map.delete(key);
+    return this.handOver(key, old, this.size - 1);
+  }
+
+  entries(): Array<[string, T]> {
+    return [...this.held()];
+  }
+
+  values(): T[] {
+    return [...this.held().values()];
+  }
+
+  /** The Map, changed just now: a new version holds it, and this one becomes that change undone. */
+  private handOver(key: string, old: T | typeof ABSENT, size: number): VersionedMap<T> {
+    const next = new VersionedMap(this.map, size);
+    this.becomeChange(key, old, next);
+    return next;
+  }
+
+  private becomeChange(key: string, value: T | typeof ABSENT, next: VersionedMap<T>): void {
+    this.map = undefined;
+    this.key = key;
+    this.value = value;
+    this.next = next;
+  }
+
+  /** The Map, moved to this version first if another holds it. */
+  private held(): Map<string, T> {
+    if (this.map !== undefined) return this.map;
+    const path: VersionedMap<T>[] = [this];
+    let holder = this.next!;
+    while (holder.map === undefined) {
+      path.push(holder);
+      holder = holder.next!;
+    }
+    const map = holder.map;
+    // From the holder back to this version, one change at a time (a loop: the path may be long).
+    for (let i = path.length - 1; i >= 0; i--) {
+      const version = path[i]!;
+      const { key, value } = version;
+      holder.becomeChange(key, map.has(key) ? (map.get(key) as T) : ABSENT, version);
+      if (value === ABSENT) map.delete(key);
+      else map.set(key, value);
+      version.map = map;
+      version.value = ABSENT;
+      version.next = undefined;
+      holder = version;
+    }
+    return map;
+  }
+}
+
+/**
+ * An immutable set of entries, at most one per key (a `VersionedMap` by
+ * key). Each entry carries its key and the key's hash (`hashString`), which
+ * callers compute once and pass along; lookups here go by key. Unordered
+ * (use PMap for key order).
+ */
+export class KeyedSet<T extends Keyed> {
+  private constructor(private readonly map: VersionedMap<T>) {}
+
   static empty<T extends Keyed>(): KeyedSet<T> {
-    return new KeyedSet<T>(EMPTY_ROOT, 0);
+    return new KeyedSet<T>(VersionedMap.empty());
+  }
+
+  get size(): number {
+    return this.map.size;
   }
 
   /** The entry for `key`; `hash` must be the hash its entries carry. */
-  get(key: string, hash: number): T | undefined {
-    return hGet<T>(this.root, hash, key);
+  get(key: string, _hash: number): T | undefined {
+    return this.map.get(key);
   }
 
   /** Add `entry`, replacing the entry with the same key. */
   put(entry: T): KeyedSet<T> {
-    return this.swap(entry).set;
+    return new KeyedSet(this.map.with(entry.key, entry));
   }
 
-  /** Add `entry`, replacing the entry with the same key; `old` is the one replaced. One walk for both. */
+  /** Add `entry`, replacing the entry with the same key; `old` is the one replaced. */
   swap(entry: T): { set: KeyedSet<T>; old: T | undefined } {
-    replaced = undefined;
-    const root = hPut(this.root, 0, entry);
-    const old = replaced as T | undefined;
-    replaced = undefined;
-    return { set: new KeyedSet<T>(root, old === undefined ? this.size + 1 : this.size), old };
+    const old = this.map.get(entry.key);
+    return { set: this.put(entry), old };
   }
 
-  delete(key: string, hash: number): KeyedSet<T> {
-    const root = hDel(this.root, 0, hash, key);
-    if (root === this.root) return this;
-    return new KeyedSet<T>(root ?? EMPTY_ROOT, this.size - 1);
+  delete(key: string, _hash: number): KeyedSet<T> {
+    const next = this.map.without(key);
+    return next === this.map ? this : new KeyedSet(next);
   }
 
   /** Entries in no particular order. */
   values(): T[] {
-    const out: T[] = [];
-    hForEach(this.root, (entry) => out.push(entry as T));
-    return out;
+    return this.map.values();
   }
 }

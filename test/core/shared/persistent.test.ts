@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { PMap } from "../../../src/core/shared/persistent.js";
+
+/** Operations on some version: set (value), delete (null); `from` picks the version they start from. */
+const ops = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 40 }), fc.option(fc.integer(), { nil: null })), { maxLength: 400, size: "max" });
+
+describe("PMap (a rerooted Map)", () => {
+  it("every version keeps its contents, whichever was used last (branches and old versions included)", () => {
+    fc.assert(
+      fc.property(ops, fc.array(fc.nat(), { maxLength: 50 }), (steps, reads) => {
+        const versions: Array<{ map: PMap<number>; model: Map<string, number> }> = [{ map: PMap.empty(), model: new Map() }];
+        for (const [from, k, value] of steps) {
+          // Mostly the latest version (as the reducer does), sometimes an older one: a branch.
+          const base = versions[from % 5 === 0 ? from % versions.length : versions.length - 1]!;
+          const key = `k${k}`;
+          const model = new Map(base.model);
+          if (value === null) model.delete(key);
+          else model.set(key, value);
+          versions.push({ map: value === null ? base.map.delete(key) : base.map.set(key, value), model });
+        }
+        const check = ({ map, model }: { map: PMap<number>; model: Map<string, number> }): void => {
+          expect(map.size).toBe(model.size);
+          expect(map.entries()).toEqual([...model].sort(([a], [b]) => (a < b ? -1 : 1)));
+          for (let k = 0; k <= 40; k++) {
+            expect(map.get(`k${k}`)).toBe(model.get(`k${k}`));
+            expect(map.has(`k${k}`)).toBe(model.has(`k${k}`));
+          }
+        };
+        for (const i of reads) check(versions[i % versions.length]!);
+        versions.forEach(check);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("deleting a missing key returns the same map; an undefined value is still present", () => {
+    const map = PMap.empty<number | undefined>().set("a", undefined);
+    expect(map.delete("b")).toBe(map);
+    expect(map.has("a")).toBe(true);
+    const without = map.delete("a");
+    expect(without.has("a")).toBe(false);
+    expect(map.has("a")).toBe(true);
+    expect(map.size).toBe(1);
+  });
+});
