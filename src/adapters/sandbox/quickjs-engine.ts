@@ -123,7 +123,8 @@ export class GuestEngine {
         result.error.dispose();
         return stop;
       }
-      const value = this.context.typeof(result.value) === "string" ? this.context.getString(result.value) : String(this.context.getNumber(result.value));
+      // Every entry returns a string but load (a count): QuickJS's ToString gives it as String() would, without asking the type first.
+      const value = this.context.getString(result.value);
       result.value.dispose();
       return { ok: true, value };
     });
