@@ -50,6 +50,7 @@ async function measure(url: string, settings: Settings, tag: string): Promise<{ 
     bulkDocs: (db, docs) => inner.bulkDocs(db, docs),
     changes: (db, query) => inner.changes(db, query),
     currentSeq: (db) => inner.currentSeq(db),
+    jobLookIntervalMs: inner.jobLookIntervalMs,
   };
   const upholster = createUpholster({ store, events: handle.events, config, logger: silent });
   await upholster.start();
