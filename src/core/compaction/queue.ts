@@ -17,17 +17,17 @@
  * takes its last item with no tree operation. The other runs are in the
  * red-black tree, each keyed by a separator: a slot no greater than any of its
  * items and greater than every item of the runs before (its first item when
- * made; taking items out leaves it a valid separator). A hash trie (KeyedSet)
- * maps each key to its slot, and each slot keeps its key's hash.
+ * made; taking items out leaves it a valid separator). A KeyedSet maps each
+ * key to its slot.
  *
  * Why (bench:queue, docs/benchmarks.md): one tree node per item plus a second
  * tree keyed by string cost two deep path copies and a dozen string
  * comparisons per operation. Here the tree has ~1/40 as many nodes, the ends
  * are taken without searching, `in` copies one short array, and a key lookup
- * is a few array reads.
+ * is a Map lookup.
  */
 import createRBTree from "functional-red-black-tree";
-import { KeyedSet, hashString } from "../shared/persistent.js";
+import { KeyedSet } from "../shared/persistent.js";
 
 /** One queued item. Never changed once made (old queue versions share it). */
 class Slot<V> {
@@ -37,7 +37,6 @@ class Slot<V> {
     readonly seq: number,
     readonly key: string,
     readonly value: V,
-    readonly hash: number,
   ) {}
 }
 
@@ -261,20 +260,19 @@ const dropWorst = <V>(q: Q<V>, count: number, index: KeyedSet<Slot<V>>, size: nu
   return new Queue(runs, q.top, q.topSep, index, size, q.nextSeq);
 };
 
-export const queueHas = <V>(q: PriorityQueue<V>, key: string): boolean => q.index.get(key, hashString(key)) !== undefined;
+export const queueHas = <V>(q: PriorityQueue<V>, key: string): boolean => q.index.get(key) !== undefined;
 
 /** When `key` was last (re-)enqueued, as the seed's `last_updated/2`. */
 export const queueLastUpdated = <V>(q: PriorityQueue<V>, key: string): number | undefined =>
-  q.index.get(key, hashString(key))?.enqueuedAtMs;
+  q.index.get(key)?.enqueuedAtMs;
 
 export const queuePriorityOf = <V>(q: PriorityQueue<V>, key: string): number | undefined =>
-  q.index.get(key, hashString(key))?.priority;
+  q.index.get(key)?.priority;
 
 export const queueRemove = <V>(q: PriorityQueue<V>, key: string): PriorityQueue<V> => {
-  const hash = hashString(key);
-  const slot = q.index.get(key, hash);
+  const slot = q.index.get(key);
   if (slot === undefined) return q;
-  return dropSlot(q, slot, q.index.delete(key, hash), q.size - 1, q.nextSeq);
+  return dropSlot(q, slot, q.index.delete(key), q.size - 1, q.nextSeq);
 };
 
 const toItem = <V>(slot: Slot<V>): QueueItem<V> => ({
@@ -303,7 +301,7 @@ export const queueTruncate = <V>(
     for (let i = run.lo; i < run.lo + take; i++) {
       const slot = run.arr[i]!;
       dropped.push(toItem(slot));
-      index = index.delete(slot.key, slot.hash);
+      index = index.delete(slot.key);
     }
     queue = dropWorst(queue, take, index, queue.size - take);
   }
@@ -323,13 +321,12 @@ export const queueIn = <V>(
   nowMs: number,
   capacity: number,
 ): { queue: PriorityQueue<V>; dropped: readonly QueueItem<V>[] } => {
-  const hash = hashString(key);
-  const slot = new Slot(priority, nowMs, q.nextSeq, key, value, hash);
+  const slot = new Slot(priority, nowMs, q.nextSeq, key, value);
   const full = q.size === capacity && capacity > 0;
   const worst = full ? worstOf(q) : undefined;
   if (worst !== undefined && compareSlots(slot, worst) < 0) {
     // Full, and worse than the worst: dropped, unless it replaces its own earlier entry.
-    const old = q.index.get(key, hash);
+    const old = q.index.get(key);
     if (old === undefined) return { queue: q, dropped: [toItem(slot)] };
     return queueTruncate(swapSlot(q, old, slot, q.index.put(slot), q.size, q.nextSeq + 1), capacity);
   }
@@ -337,7 +334,7 @@ export const queueIn = <V>(
   if (old !== undefined) return queueTruncate(swapSlot(q, old, slot, index, q.size, q.nextSeq + 1), capacity);
   if (worst !== undefined) {
     // Full, and the key is new: the worst goes.
-    const rest = index.delete(worst.key, worst.hash);
+    const rest = index.delete(worst.key);
     return { queue: addSlot(dropWorst(q, 1, rest, q.size - 1), slot, rest, q.size, q.nextSeq + 1), dropped: [toItem(worst)] };
   }
   return queueTruncate(addSlot(q, slot, index, q.size + 1, q.nextSeq + 1), capacity);
@@ -354,7 +351,7 @@ export const queueOut = <V>(q: PriorityQueue<V>): (QueueItem<V> & { queue: Prior
     value: slot.value,
     priority: slot.priority,
     enqueuedAtMs: slot.enqueuedAtMs,
-    queue: build(q.runs, rest, q.topSep, q.index.delete(slot.key, slot.hash), q.size - 1, q.nextSeq),
+    queue: build(q.runs, rest, q.topSep, q.index.delete(slot.key), q.size - 1, q.nextSeq),
   };
 };
 

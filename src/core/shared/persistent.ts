@@ -198,22 +198,9 @@ export class TimedKeys<V> {
   }
 }
 
-/**
- * 32-bit hash of a string (FNV-1a over UTF-16 code units, then a murmur3
- * finalizer), carried by KeyedSet entries.
- */
-export const hashString = (s: string): number => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) | 0;
-};
-
-/** What a KeyedSet holds: an immutable entry that carries its own key and that key's hash. */
+/** What a KeyedSet holds: an immutable entry that carries its own key. */
 export interface Keyed {
   readonly key: string;
-  readonly hash: number;
 }
 
 /** In a version's change: the key has no value there (a value may itself be undefined). */
@@ -323,9 +310,8 @@ class VersionedMap<T> {
 
 /**
  * An immutable set of entries, at most one per key (a `VersionedMap` by
- * key). Each entry carries its key and the key's hash (`hashString`), which
- * callers compute once and pass along; lookups here go by key. Unordered
- * (use PMap for key order).
+ * key): an entry carries its own key, so a map from key to entry needs no
+ * second object per entry. Unordered (use PMap for key order).
  */
 export class KeyedSet<T extends Keyed> {
   private constructor(private readonly map: VersionedMap<T>) {}
@@ -338,8 +324,8 @@ export class KeyedSet<T extends Keyed> {
     return this.map.size;
   }
 
-  /** The entry for `key`; `hash` must be the hash its entries carry. */
-  get(key: string, _hash: number): T | undefined {
+  /** The entry for `key`. */
+  get(key: string): T | undefined {
     return this.map.get(key);
   }
 
@@ -354,7 +340,7 @@ export class KeyedSet<T extends Keyed> {
     return { set: this.put(entry), old };
   }
 
-  delete(key: string, _hash: number): KeyedSet<T> {
+  delete(key: string): KeyedSet<T> {
     const next = this.map.without(key);
     return next === this.map ? this : new KeyedSet(next);
   }
