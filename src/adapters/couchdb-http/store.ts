@@ -50,7 +50,10 @@ export interface StoreOptions {
   readonly logger: Logger;
   readonly scheduler: Scheduler;
   readonly granularity: Granularity;
-  /** The longest a running compaction goes unlooked at (an info read by a check batch counts). */
+  /**
+   * How often the daemon reads a running db compaction's info (`jobLookIntervalMs`);
+   * how old an info may be to serve a start; the watcher asks by itself after 1.5 times it.
+   */
   readonly jobPollIntervalMs: number;
 }
 
@@ -72,6 +75,12 @@ const perDbConcurrency = 8;
 /** Dbs `_db_updates` reports that are not worth reconciling: CouchDB's own feed db, written on every event. */
 export const unreconciledDbs: ReadonlySet<string> = new Set(["_global_changes"]);
 
+/**
+ * The daemon reads a running db compaction every interval (`jobLookIntervalMs`):
+ * its watcher waits half an interval more before asking by itself, so that read comes first.
+ */
+const OWN_LOOK_AFTER_INTERVALS = 1.5;
+
 export class CouchStore implements Store, DbListing {
   readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true, allDbsPaging: true };
   /** Every clustered db info read, for parts that can make do with a recent one (design doc checks). */
@@ -90,7 +99,7 @@ export class CouchStore implements Store, DbListing {
   readonly jobLookIntervalMs: number | undefined;
 
   constructor(private readonly o: StoreOptions) {
-    this.jobLookIntervalMs = o.granularity === "shard" ? undefined : o.jobPollIntervalMs;
+    this.jobLookIntervalMs = this.shardMode ? undefined : o.jobPollIntervalMs;
   }
 
   /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
@@ -114,8 +123,6 @@ export class CouchStore implements Store, DbListing {
   private get shardMode(): boolean {
     return this.o.granularity === "shard";
   }
-
-
 
   // --- CompactionStore ---------------------------------------------------------
 
@@ -327,8 +334,10 @@ export class CouchStore implements Store, DbListing {
     const probe: CompactionProbe = {
       info: (freshSinceMs) => this.sizeOf(object, freshSinceMs),
       tasks: () => this.activeTasks(),
-      // The daemon's look comes every interval (jobLookIntervalMs): half an interval more before asking alone lets it come first.
-      waitForNews: object.kind === "db" && shardRef === undefined ? (maxWaitMs) => this.recentInfos.nextOf(object.db, Math.round(maxWaitMs * 1.5), this.o.scheduler) : undefined,
+      waitForNews:
+        object.kind === "db" && shardRef === undefined
+          ? (maxWaitMs) => this.recentInfos.nextOf(object.db, Math.round(maxWaitMs * OWN_LOOK_AFTER_INTERVALS), this.o.scheduler)
+          : undefined,
       matchesTask: (task) => {
         const type = object.kind === "view" ? "view_compaction" : "database_compaction";
         if (task.type !== type || task.database === undefined) return false;

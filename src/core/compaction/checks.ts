@@ -27,6 +27,7 @@ import {
 } from "./check-queues.js";
 import { channelsFor, type ChannelConfig } from "./config.js";
 import { placeInChannel, removeFromQueues } from "./channel.js";
+import { readForWatcher } from "./job-looks.js";
 import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
 import { channelKindOf, describeObject, objectKey } from "./object.js";
 import { channelPriority } from "./priority.js";
@@ -258,7 +259,7 @@ const watchRunningCompactions = (d: Draft, inStep: ReadonlySet<string>, room: nu
   for (const job of d.state.jobs.values()) {
     if (riders >= room) break;
     if (job.phase !== "active" || job.object.kind !== "db" || inStep.has(job.object.db)) continue;
-    emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
+    readForWatcher(d, job);
     riders += 1;
   }
   return riders;

@@ -40,10 +40,14 @@ export const lookAtRunningJobs = (d: Draft): void => {
     const jobs = new Map(d.state.jobs);
     jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
     update(d, { jobs });
-    // The core ignores the answer (a job's end comes from the store); the store's watcher reads it.
-    emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
+    readForWatcher(d, job);
     lookAhead(d, job.channel);
   }
+};
+
+/** Read a running job's object for the store's watcher: the core ignores the answer (a job's end comes from the store). */
+export const readForWatcher = (d: Draft, job: Job): void => {
+  emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
 };
 
 /** Read the channel's next item along with the look, unless one is in flight already or the slot is free anyway. */

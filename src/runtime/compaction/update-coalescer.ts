@@ -56,20 +56,21 @@ export function createUpdateCoalescer(dispatch: (event: SmooshEvent) => void): U
     byKey.set(key, added);
     updates.push(added);
   };
+  /** A db's update, counted by its name: its object (`object`, or made here) only once per burst. */
+  const addDb = (db: string, object?: CompactionObject): void => {
+    const { updates, dbs } = burst();
+    if (!counted(dbs, db)) append(updates, dbs, db, object ?? { kind: "db", db });
+  };
   const add = (object: CompactionObject): void => {
-    const { updates, dbs, others } = burst();
-    const byKey = object.kind === "db" ? dbs : others;
-    const key = object.kind === "db" ? object.db : objectKey(object);
-    if (!counted(byKey, key)) append(updates, byKey, key, object);
+    if (object.kind === "db") return addDb(object.db, object);
+    const { updates, others } = burst();
+    const key = objectKey(object);
+    if (!counted(others, key)) append(updates, others, key, object);
   };
   return {
     handle(event) {
-      if (event.type === "db-updated") {
-        // The usual event, counted by db name: its object is made once per burst, not per write.
-        const { updates, dbs } = burst();
-        if (!counted(dbs, event.db)) append(updates, dbs, event.db, { kind: "db", db: event.db });
-        return;
-      }
+      // The usual event: no object made per write.
+      if (event.type === "db-updated") return addDb(event.db);
       const smooshEvent = storeEventToSmooshEvent(event);
       if (smooshEvent.type === "object-updated" && smooshEvent.force !== true) return add(smooshEvent.object);
       flush();
