@@ -100,7 +100,7 @@ export function createCompactionDaemon(options: CompactionDaemonOptions): Compac
   const jobs = createJobRunner(store, inFlight, logger, dispatch, geoFiles);
   const tickTimer = createTickTimer(scheduler, () => dispatch({ type: "tick" }));
   const snapshots = options.state === undefined ? undefined : createSnapshotStore(options.state, inFlight, logger);
-  const updates = createUpdateCoalescer(dispatch);
+  const updates = createUpdateCoalescer(dispatch, scheduler);
   let stopGeoGrowth: (() => void) | undefined;
 
   const performOne = (effect: SmooshEffect): void => {

@@ -1,12 +1,16 @@
 /**
  * Store events arrive one per write; the core wants them in batches. Updates
- * heard during one synchronous burst (a bulk write, a feed chunk) become one
- * `objects-updated` step a microtask later, with a count per object, so a
- * busy store costs the core one step per burst, not per write. Any other
- * event first flushes what is pending, so order between kinds is kept.
+ * heard until the scheduler's next turn (a zero-delay timer: a bulk write, a
+ * feed chunk, every view pass due at that moment) become one
+ * `objects-updated` step with a count per object, so a busy store costs the
+ * core one step per burst, not per write. A microtask was too short a burst:
+ * each timer's writes came alone, and a simulation made 3 core steps per
+ * second of updates where one does. Any other event first flushes what is
+ * pending, so order between kinds is kept.
  */
 import { objectKey, type CompactionObject, type SmooshEvent } from "../../core/compaction/index.js";
 import type { StoreEvent } from "../../ports/events.js";
+import type { CancelTimer, Timers } from "../../ports/shell.js";
 import { storeEventToSmooshEvent } from "./store-events.js";
 
 export interface UpdateCoalescer {
@@ -31,17 +35,25 @@ interface Burst {
   readonly others: Map<string, PendingUpdate>;
 }
 
-export function createUpdateCoalescer(dispatch: (event: SmooshEvent) => void): UpdateCoalescer {
+export function createUpdateCoalescer(dispatch: (event: SmooshEvent) => void, timers: Timers): UpdateCoalescer {
   let pending: Burst | undefined;
+  let cancelFlush: CancelTimer | undefined;
   const flush = (): void => {
+    cancelFlush?.();
+    cancelFlush = undefined;
     const burst = pending;
     pending = undefined;
     if (burst !== undefined && burst.updates.length > 0) dispatch({ type: "objects-updated", updates: burst.updates });
   };
+  /** The timer has fired: nothing to cancel (a virtual scheduler would look for it among all its timers). */
+  const flushFromTimer = (): void => {
+    cancelFlush = undefined;
+    flush();
+  };
   const burst = (): Burst => {
     if (pending === undefined) {
       pending = { updates: [], dbs: new Map(), others: new Map() };
-      queueMicrotask(flush);
+      cancelFlush = timers.setTimeout(flushFromTimer, 0);
     }
     return pending;
   };
