@@ -72,7 +72,7 @@ export const updatesUntilWorthIt = (channels: readonly ChannelConfig[], info: Si
   const guess = closedFormGuess(channels, info, growth);
   // The closed form is exact for the plain thresholds; the rule itself confirms it (quantization,
   // max_size, max_priority or min_changes can move the answer), else the search decides.
-  if (guess !== undefined && worthIt(channels, projectInfo(info, growth, guess)) && !worthIt(channels, projectInfo(info, growth, guess - 1))) return guess;
+  if (worthIt(channels, projectInfo(info, growth, guess)) && !worthIt(channels, projectInfo(info, growth, guess - 1))) return guess;
   if (guess === NEVER && !worthIt(channels, projectInfo(info, growth, HORIZON_UPDATES))) return NEVER;
   return searchUpdates(channels, info, growth);
 };
@@ -81,12 +81,13 @@ export const updatesUntilWorthIt = (channels: readonly ChannelConfig[], info: Si
  * The first update count at which a ratio or slack channel's size and
  * priority thresholds are both passed, from the linear projection: a few
  * divisions instead of a search (this runs for every check answer).
- * Undefined when a channel kind has no closed form (upgrade).
  */
-const closedFormGuess = (channels: readonly ChannelConfig[], info: SizedInfo, growth: Growth): number | undefined => {
+const closedFormGuess = (channels: readonly ChannelConfig[], info: SizedInfo, growth: Growth): number => {
   let best = NEVER;
   for (const channel of channels) {
-    if (channel.priority === "upgrade") return undefined;
+    // An upgrade channel's priority does not grow with updates (a file's format is what it is), so it
+    // sets no crossing; where it would after all (the empty-file quirk), the rule's own confirmation fails.
+    if (channel.priority === "upgrade") continue;
     const sizeN = firstAbove(info.fileBytes, growth.fileBytesPerUpdate, channel.minSizeBytes);
     const priorityN =
       channel.priority === "ratio"

@@ -200,6 +200,44 @@ describe("check policy: the pure rules", () => {
       }),
     );
   });
+
+  it("prediction: the first crossing a scan finds, dbs and views, files needing an upgrade, min_changes and live data that shrinks included", () => {
+    const SCAN_UPDATES = 3_000;
+    // Sizes near the default thresholds (ratio 2, slack 512 MiB is out of reach here, min_size 1 MiB...) as often as anywhere.
+    const sizedArb = fc
+      .record({
+        kind: fc.constantFrom("db" as const, "view" as const),
+        activeBytes: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2_000_000 })),
+        fileOffset: fc.oneof(fc.integer({ min: -40, max: 40 }), fc.integer({ min: -2_000_000, max: 4_000_000 })),
+        needsUpgrade: fc.boolean(),
+        compactedAgo: fc.option(fc.nat(2_000), { nil: undefined }),
+      })
+      .map((s) => ({ ...s, fileBytes: Math.max(0, 2 * s.activeBytes + s.fileOffset) }));
+    const growthArb = fc.record({
+      fileBytesPerUpdate: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 20_000 })),
+      activeBytesPerUpdate: fc.oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -5_000, max: 2_000 })),
+      seqPerUpdate: fc.integer({ min: 0, max: 3 }),
+    });
+    fc.assert(
+      fc.property(sizedArb, growthArb, fc.constantFrom("0", "500"), (s, growth, minChanges) => {
+        const config = configFrom({
+          smoosh: { wait_secs: "0", rescan_interval: "0" },
+          ...Object.fromEntries(["ratio_dbs", "slack_dbs", "upgrade_dbs"].map((c) => [`smoosh.${c}`, { concurrency: "0", min_changes: minChanges }])),
+        });
+        const info =
+          s.kind === "db"
+            ? { kind: "db" as const, fileBytes: s.fileBytes, activeBytes: s.activeBytes, updateSeq: 100_000, compactedSeq: s.compactedAgo === undefined ? undefined : 100_000 - s.compactedAgo, needsUpgrade: s.needsUpgrade, compactionRunning: false }
+            : { kind: "view" as const, fileBytes: s.fileBytes, activeBytes: s.activeBytes, needsUpgrade: s.needsUpgrade, compactionRunning: false };
+        const channels = (s.kind === "db" ? config.dbChannels : config.viewChannels).map((name) => config.channels[name]!);
+        const worth = (k: number) => channels.some((c) => channelPriority(c, projectInfo(info, growth, k)) > 0);
+        let first: number | undefined;
+        for (let k = 0; k <= SCAN_UPDATES && first === undefined; k++) if (worth(k)) first = k;
+        const n = updatesUntilWorthIt(channels, info, growth);
+        if (first !== undefined) expect(n).toBe(first);
+        else expect(n).toBeGreaterThan(SCAN_UPDATES);
+      }),
+    );
+  });
 });
 
 describe("check policy: the reducer", () => {
