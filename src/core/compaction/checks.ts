@@ -33,29 +33,42 @@ import { channelKindOf, describeObject, objectKey } from "./object.js";
 import { channelPriority } from "./priority.js";
 import { queueHas } from "./queue.js";
 import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
-import type { CompactionObject, ObjectInfo } from "./types.js";
+import type { ChannelKind, CompactionObject, ObjectInfo } from "./types.js";
 
-/** Derived once per config object (configs are immutable): every update event asks for them. */
-const settingsByConfig = new WeakMap<SmooshState["config"], ScheduleSettings>();
+/** What the policy derives from a config, once per config object (configs are immutable): every update and answer asks. */
+interface Derived {
+  readonly settings: ScheduleSettings;
+  /** Each kind's channels, in configured order. */
+  readonly channels: Readonly<Record<ChannelKind, readonly ChannelConfig[]>>;
+}
 
-const settingsOf = (state: SmooshState): ScheduleSettings => {
-  let settings = settingsByConfig.get(state.config);
-  if (settings === undefined) {
-    settings = {
-      minCheckIntervalMs: state.config.minCheckIntervalMs,
-      maxCheckIntervalMs: state.config.maxCheckIntervalSecs * 1000,
-      stalenessMs: state.config.stalenessMinutes * 60_000,
+const derivedByConfig = new WeakMap<SmooshState["config"], Derived>();
+
+const derivedOf = (config: SmooshState["config"]): Derived => {
+  let derived = derivedByConfig.get(config);
+  if (derived === undefined) {
+    const channelsOfKind = (kind: ChannelKind): ChannelConfig[] =>
+      channelsFor(config, kind).flatMap((name) => {
+        const channel = config.channels[name];
+        return channel === undefined ? [] : [channel];
+      });
+    derived = {
+      settings: {
+        minCheckIntervalMs: config.minCheckIntervalMs,
+        maxCheckIntervalMs: config.maxCheckIntervalSecs * 1000,
+        stalenessMs: config.stalenessMinutes * 60_000,
+      },
+      channels: { db: channelsOfKind("db"), view: channelsOfKind("view"), cleanup: channelsOfKind("cleanup") },
     };
-    settingsByConfig.set(state.config, settings);
+    derivedByConfig.set(config, derived);
   }
-  return settings;
+  return derived;
 };
 
-const channelConfigsFor = (state: SmooshState, object: CompactionObject): ChannelConfig[] =>
-  channelsFor(state.config, channelKindOf(object.kind)).flatMap((name) => {
-    const channel = state.config.channels[name];
-    return channel === undefined ? [] : [channel];
-  });
+const settingsOf = (state: SmooshState): ScheduleSettings => derivedOf(state.config).settings;
+
+const channelConfigsFor = (state: SmooshState, object: CompactionObject): readonly ChannelConfig[] =>
+  derivedOf(state.config).channels[channelKindOf(object.kind)];
 
 const isQueued = (state: SmooshState, key: string): boolean => {
   for (const channel of state.channels.values()) if (queueHas(channel.queue, key)) return true;
@@ -78,7 +91,7 @@ const setChecks = (d: Draft, checks: CheckQueues): void => update(d, { checks })
 
 /** Remember `watch`; a new one past the bound first makes room (see `evictCleanWatches`). */
 const putWatch = (d: Draft, key: string, watch: WatchEntry): void => {
-  if (!d.state.watches.has(key) && d.state.watches.size >= d.state.config.maxPendingChecks) evictCleanWatches(d);
+  if (d.state.watches.size >= d.state.config.maxPendingChecks && !d.state.watches.has(key)) evictCleanWatches(d);
   update(d, { watches: d.state.watches.set(key, watch) });
 };
 

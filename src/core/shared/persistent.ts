@@ -246,7 +246,9 @@ class VersionedMap<T> {
   with(key: string, value: T): VersionedMap<T> {
     if (this.size === 0) return new VersionedMap(new Map([[key, value]]), 1);
     const map = this.held();
-    const old = map.has(key) ? (map.get(key) as T) : ABSENT;
+    // One lookup where the key is there with a defined value (the usual update).
+    const found = map.get(key);
+    const old = found !== undefined || map.has(key) ? (found as T) : ABSENT;
     map.set(key, value);
     return this.handOver(key, old, old === ABSENT ? this.size + 1 : this.size);
   }
