@@ -4,15 +4,20 @@
  */
 import type { ChannelKind, CompactionObject, DbName } from "./types.js";
 
-// NUL cannot occur in a CouchDB db name or doc id, so keys cannot collide and
-// every key of a db starts with `db + "\u0000"`.
+// NUL cannot occur in a CouchDB db name or doc id, so keys cannot collide: a
+// db's key is its name, every other key of it starts with `db + "\u0000"`.
 const SEP = "\u0000";
 
-/** Stable and unique per object: equal objects give equal keys. */
+/**
+ * Stable and unique per object: equal objects give equal keys. A db's key is
+ * its name itself, the most frequent key by far (an update event names a db):
+ * no string is built, and the name the event carries has its hash already.
+ * Keys still sort by db first (NUL sorts before any name character).
+ */
 export const objectKey = (object: CompactionObject): string => {
   switch (object.kind) {
     case "db":
-      return `${object.db}${SEP}db`;
+      return object.db;
     case "view":
       return `${object.db}${SEP}view${SEP}${object.ddoc}`;
     case "cleanup":
@@ -55,5 +60,6 @@ export const objectDb = (object: CompactionObject): DbName => object.db;
 /** The index cleanup object of a db. */
 export const cleanupOf = (db: DbName): CompactionObject => ({ kind: "cleanup", db });
 
-/** Every key of an object of `db` starts with this. */
-export const dbKeyPrefix = (db: DbName): string => `${db}${SEP}`;
+/** Whether `key` is the key of `db` or of one of its objects. */
+export const isKeyOfDb = (key: string, db: DbName): boolean =>
+  key.startsWith(db) && (key.length === db.length || key.charCodeAt(db.length) === 0);

@@ -4,7 +4,7 @@
 import { configuredChannels, type SmooshConfig } from "./config.js";
 import { createChannel, reconfigureChannel } from "./channel.js";
 import { queueItems, queueRemove } from "./queue.js";
-import { dbKeyPrefix } from "./object.js";
+import { isKeyOfDb } from "./object.js";
 import { forgetDb } from "./checks.js";
 import { withLimit } from "./check-queues.js";
 import { log, setChannel, update, type ChannelState, type Draft } from "./state.js";
@@ -22,7 +22,7 @@ export const dropDb = (d: Draft, db: DbName): void => {
     .entries()
     .filter((entry) => entry.value.object.db === db)
     .reduce((r, entry) => r.delete(entry.key), d.state.retries);
-  forgetDb(d, (key) => key.startsWith(dbKeyPrefix(db)));
+  forgetDb(d, (key) => isKeyOfDb(key, db));
   update(d, {
     pendingListings: d.state.pendingListings.filter((_key, listing) => listing.db !== db),
     rescanListings: d.state.rescanListings.delete(db),
@@ -30,7 +30,7 @@ export const dropDb = (d: Draft, db: DbName): void => {
     retries,
     failures: d.state.failures
       .entries()
-      .filter(([key]) => key.startsWith(dbKeyPrefix(db)))
+      .filter(([key]) => isKeyOfDb(key, db))
       .reduce((f, [key]) => f.delete(key), d.state.failures),
   });
 };
