@@ -1,12 +1,18 @@
 /**
  * Small persistent (immutable) collections for the cores (compaction,
- * indexing), on functional-red-black-tree and one rerooted Map
- * (`VersionedMap`), so the reducer can return a new state per event without
- * copying maps that hold every database.
+ * indexing), on functional-red-black-tree and rerooted mutable collections
+ * (`VersionedMap`: a Map, or a Map with a sorted-btree for TimedKeys), so the
+ * reducer can return a new state per event without copying maps that hold
+ * every database.
  */
 import createRBTree from "functional-red-black-tree";
+import sortedBTree from "sorted-btree";
 
 type Tree<K, V> = createRBTree.Tree<K, V>;
+
+// A CommonJS module whose class is its `default` export: Node's ES import gets the module object,
+// a CommonJS build (tsx on a file outside the package) the class itself.
+const BTree = ("default" in sortedBTree ? sortedBTree.default : sortedBTree) as typeof sortedBTree.default;
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -116,63 +122,110 @@ export class BoundedFifo<V> {
   }
 }
 
-/**
- * Keys remembered with a time, forgettable oldest first: the staleness memory
- * ("checked at") and the retry schedule ("due at") both need "what is the
- * earliest" and "drop everything before t" cheaply.
- */
-export class TimedKeys<V> {
-  private constructor(
-    private readonly byTime: Tree<readonly [number, string], V>,
-    private readonly byKey: PMap<number>,
-  ) {}
+/** One key of a TimedKeys: its time and value. */
+export interface TimedEntry<V> {
+  readonly key: string;
+  readonly atMs: number;
+  readonly value: V;
+}
 
-  static empty<V>(): TimedKeys<V> {
-    return new TimedKeys<V>(
-      createRBTree<readonly [number, string], V>((a, b) => a[0] - b[0] || compareStrings(a[1], b[1])),
-      PMap.empty(),
-    );
-  }
+const byTimeThenKey = <V>(a: TimedEntry<V>, b: TimedEntry<V>): number => a.atMs - b.atMs || compareStrings(a.key, b.key);
+
+/**
+ * The mutable collection behind a lineage of TimedKeys: entries by key, and
+ * the same entries in (time, key) order in a B+ tree (sorted-btree), kept in
+ * step by `set` and `delete`, the only ways in (rerooting uses them too).
+ */
+class TimedIndex<V> implements MutableKeyed<TimedEntry<V>> {
+  private readonly byKey = new Map<string, TimedEntry<V>>();
+  private readonly byTime = new BTree<TimedEntry<V>, undefined>(undefined, byTimeThenKey);
 
   get size(): number {
     return this.byKey.size;
   }
 
-  timeOf(key: string): number | undefined {
+  get(key: string): TimedEntry<V> | undefined {
     return this.byKey.get(key);
   }
 
-  get(key: string): V | undefined {
-    const atMs = this.byKey.get(key);
-    if (atMs === undefined) return undefined;
-    const it = this.byTime.find([atMs, key]);
-    return it.valid ? it.value : undefined;
+  has(key: string): boolean {
+    return this.byKey.has(key);
   }
 
-  /** Set (or move) `key` to time `atMs`. The old entry leaves the tree; `byKey.set` overwrites it in place (no delete first). */
+  set(key: string, entry: TimedEntry<V>): void {
+    const old = this.byKey.get(key);
+    if (old !== undefined) this.byTime.delete(old);
+    this.byKey.set(key, entry);
+    this.byTime.set(entry, undefined);
+  }
+
+  delete(key: string): void {
+    const old = this.byKey.get(key);
+    if (old === undefined) return;
+    this.byTime.delete(old);
+    this.byKey.delete(key);
+  }
+
+  earliest(): TimedEntry<V> | undefined {
+    return this.byTime.minKey();
+  }
+
+  /** In (time, key) order. */
+  *[Symbol.iterator](): IterableIterator<[string, TimedEntry<V>]> {
+    for (const entry of this.byTime.keys()) yield [entry.key, entry];
+  }
+
+  values(): IterableIterator<TimedEntry<V>> {
+    return this.byTime.keys();
+  }
+}
+
+/**
+ * Keys remembered with a time, forgettable oldest first: the staleness memory
+ * ("checked at") and the retry schedule ("due at") both need "what is the
+ * earliest" and "drop everything before t" cheaply. A rerooted TimedIndex:
+ * the version in use changes a B+ tree in place (it was a persistent
+ * red-black tree copying a path of nodes per change, and a (time, key) pair
+ * per lookup).
+ */
+export class TimedKeys<V> {
+  private constructor(private readonly versions: VersionedMap<TimedEntry<V>, TimedIndex<V>>) {}
+
+  static empty<V>(): TimedKeys<V> {
+    return new TimedKeys<V>(VersionedMap.empty(() => new TimedIndex<V>()));
+  }
+
+  get size(): number {
+    return this.versions.size;
+  }
+
+  timeOf(key: string): number | undefined {
+    return this.versions.get(key)?.atMs;
+  }
+
+  get(key: string): V | undefined {
+    return this.versions.get(key)?.value;
+  }
+
+  /** Set (or move) `key` to time `atMs`. */
   set(key: string, atMs: number, value: V): TimedKeys<V> {
-    const oldMs = this.byKey.get(key);
-    const byTime = oldMs === undefined ? this.byTime : this.byTime.remove([oldMs, key]);
-    return new TimedKeys(byTime.insert([atMs, key], value), this.byKey.set(key, atMs));
+    return new TimedKeys(this.versions.with(key, { key, atMs, value }));
   }
 
   delete(key: string): TimedKeys<V> {
-    const atMs = this.byKey.get(key);
-    if (atMs === undefined) return this;
-    return new TimedKeys(this.byTime.remove([atMs, key]), this.byKey.delete(key));
+    const next = this.versions.without(key);
+    return next === this.versions ? this : new TimedKeys(next);
   }
 
   /** The earliest entry, if any. */
-  earliest(): { key: string; atMs: number; value: V } | undefined {
-    const it = this.byTime.begin;
-    if (!it.valid || it.key === undefined) return undefined;
-    return { key: it.key[1], atMs: it.key[0], value: it.value as V };
+  earliest(): TimedEntry<V> | undefined {
+    return this.versions.backing().earliest();
   }
 
   /** Remove and return every entry with time <= `atMs`, earliest first. */
-  takeUntil(atMs: number): { rest: TimedKeys<V>; taken: Array<{ key: string; atMs: number; value: V }> } {
-    let rest = new TimedKeys(this.byTime, this.byKey);
-    const taken: Array<{ key: string; atMs: number; value: V }> = [];
+  takeUntil(atMs: number): { rest: TimedKeys<V>; taken: Array<TimedEntry<V>> } {
+    let rest = new TimedKeys(this.versions);
+    const taken: Array<TimedEntry<V>> = [];
     for (let first = rest.earliest(); first !== undefined && first.atMs <= atMs; first = rest.earliest()) {
       taken.push(first);
       rest = rest.delete(first.key);
@@ -182,19 +235,16 @@ export class TimedKeys<V> {
 
   /** Remove the earliest entries until at most `limit` remain. */
   truncate(limit: number): TimedKeys<V> {
-    let rest = new TimedKeys(this.byTime, this.byKey);
+    let rest = new TimedKeys(this.versions);
     for (let first = rest.earliest(); first !== undefined && rest.size > limit; first = rest.earliest()) {
       rest = rest.delete(first.key);
     }
     return rest;
   }
 
-  entries(): Array<{ key: string; atMs: number; value: V }> {
-    const out: Array<{ key: string; atMs: number; value: V }> = [];
-    this.byTime.forEach((k, v) => {
-      out.push({ key: k[1], atMs: k[0], value: v });
-    });
-    return out;
+  /** In (time, key) order. */
+  entries(): Array<TimedEntry<V>> {
+    return [...this.versions.backing().values()];
   }
 }
 
@@ -205,6 +255,16 @@ export interface Keyed {
 
 /** In a version's change: the key has no value there (a value may itself be undefined). */
 const ABSENT: unique symbol = Symbol("absent");
+
+/** What a lineage of versions changes in place: a Map, or anything keyed that changes only by `set` and `delete`. */
+interface MutableKeyed<T> extends Iterable<[string, T]> {
+  readonly size: number;
+  get(key: string): T | undefined;
+  has(key: string): boolean;
+  set(key: string, value: T): unknown;
+  delete(key: string): unknown;
+  values(): IterableIterator<T>;
+}
 
 /**
  * A persistent string-keyed map by rerooting (Baker's trick, as in Conchon
@@ -220,19 +280,24 @@ const ABSENT: unique symbol = Symbol("absent");
  * holds is garbage. An empty version never shares its Map: an empty
  * collection kept for long (an initial state) does not hold its successors.
  */
-class VersionedMap<T> {
+class VersionedMap<T, B extends MutableKeyed<T> = Map<string, T>> {
   private key = "";
   private value: T | typeof ABSENT = ABSENT;
-  private next: VersionedMap<T> | undefined = undefined;
+  private next: VersionedMap<T, B> | undefined = undefined;
 
   private constructor(
-    /** Set while this version holds the Map. */
-    private map: Map<string, T> | undefined,
+    /** Set while this version holds the collection. */
+    private map: B | undefined,
     readonly size: number,
+    /** A new, empty collection of the lineage's kind. */
+    private readonly make: () => B,
   ) {}
 
-  static empty<T>(): VersionedMap<T> {
-    return new VersionedMap<T>(new Map(), 0);
+  static empty<T>(): VersionedMap<T>;
+  static empty<T, B extends MutableKeyed<T>>(make: () => B): VersionedMap<T, B>;
+  static empty<T, B extends MutableKeyed<T>>(make?: () => B): VersionedMap<T, B> {
+    const makeB = make ?? ((): B => new Map<string, T>() as unknown as B);
+    return new VersionedMap<T, B>(makeB(), 0, makeB);
   }
 
   get(key: string): T | undefined {
@@ -243,8 +308,12 @@ class VersionedMap<T> {
     return this.held().has(key);
   }
 
-  with(key: string, value: T): VersionedMap<T> {
-    if (this.size === 0) return new VersionedMap(new Map([[key, value]]), 1);
+  with(key: string, value: T): VersionedMap<T, B> {
+    if (this.size === 0) {
+      const fresh = this.make();
+      fresh.set(key, value);
+      return new VersionedMap<T, B>(fresh, 1, this.make);
+    }
     const map = this.held();
     // One lookup where the key is there with a defined value (the usual update).
     const found = map.get(key);
@@ -254,7 +323,7 @@ class VersionedMap<T> {
   }
 
   /** This very version when `key` is not in it. */
-  without(key: string): VersionedMap<T> {
+  without(key: string): VersionedMap<T, B> {
     const map = this.held();
     if (!map.has(key)) return this;
     const old = map.get(key) as T;
@@ -270,24 +339,29 @@ class VersionedMap<T> {
     return [...this.held().values()];
   }
 
-  /** The Map, changed just now: a new version holds it, and this one becomes that change undone. */
-  private handOver(key: string, old: T | typeof ABSENT, size: number): VersionedMap<T> {
-    const next = new VersionedMap(this.map, size);
+  /** The collection as this version sees it, to read only (a TimedIndex's earliest entry). */
+  backing(): B {
+    return this.held();
+  }
+
+  /** The collection, changed just now: a new version holds it, and this one becomes that change undone. */
+  private handOver(key: string, old: T | typeof ABSENT, size: number): VersionedMap<T, B> {
+    const next = new VersionedMap<T, B>(this.map, size, this.make);
     this.becomeChange(key, old, next);
     return next;
   }
 
-  private becomeChange(key: string, value: T | typeof ABSENT, next: VersionedMap<T>): void {
+  private becomeChange(key: string, value: T | typeof ABSENT, next: VersionedMap<T, B>): void {
     this.map = undefined;
     this.key = key;
     this.value = value;
     this.next = next;
   }
 
-  /** The Map, moved to this version first if another holds it. */
-  private held(): Map<string, T> {
+  /** The collection, moved to this version first if another holds it. */
+  private held(): B {
     if (this.map !== undefined) return this.map;
-    const path: VersionedMap<T>[] = [this];
+    const path: VersionedMap<T, B>[] = [this];
     let holder = this.next!;
     while (holder.map === undefined) {
       path.push(holder);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { PMap } from "../../../src/core/shared/persistent.js";
+import { PMap, TimedKeys } from "../../../src/core/shared/persistent.js";
 
 /** Operations on some version: set (value), delete (null); `from` picks the version they start from. */
 const ops = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 40 }), fc.option(fc.integer(), { nil: null })), { maxLength: 400, size: "max" });
@@ -42,5 +42,49 @@ describe("PMap (a rerooted Map)", () => {
     expect(without.has("a")).toBe(false);
     expect(map.has("a")).toBe(true);
     expect(map.size).toBe(1);
+  });
+});
+
+describe("TimedKeys (a rerooted Map with a B+ tree in time order)", () => {
+  /** Operations: set (time, value) or delete (null), from some version; few distinct times, so ties are common. */
+  const timedOps = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 30 }), fc.option(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.integer()), { nil: null })), {
+    maxLength: 300,
+    size: "max",
+  });
+  type Model = Map<string, { atMs: number; value: number }>;
+  const inOrder = (model: Model) =>
+    [...model].map(([key, { atMs, value }]) => ({ key, atMs, value })).sort((a, b) => a.atMs - b.atMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+  it("every version keeps its entries in (time, key) order, its earliest and its takeUntil, whichever was used last", () => {
+    fc.assert(
+      fc.property(timedOps, fc.array(fc.nat(), { maxLength: 40 }), (steps, reads) => {
+        const versions: Array<{ keys: TimedKeys<number>; model: Model }> = [{ keys: TimedKeys.empty(), model: new Map() }];
+        for (const [from, k, change] of steps) {
+          const base = versions[from % 4 === 0 ? from % versions.length : versions.length - 1]!;
+          const key = `k${k}`;
+          const model: Model = new Map(base.model);
+          if (change === null) model.delete(key);
+          else model.set(key, { atMs: change[0], value: change[1] });
+          versions.push({ keys: change === null ? base.keys.delete(key) : base.keys.set(key, change[0], change[1]), model });
+        }
+        const check = ({ keys, model }: { keys: TimedKeys<number>; model: Model }): void => {
+          const expected = inOrder(model);
+          expect(keys.size).toBe(model.size);
+          expect(keys.entries()).toEqual(expected);
+          expect(keys.earliest()).toEqual(expected[0]);
+          for (let k = 0; k <= 30; k++) {
+            expect(keys.timeOf(`k${k}`)).toBe(model.get(`k${k}`)?.atMs);
+            expect(keys.get(`k${k}`)).toBe(model.get(`k${k}`)?.value);
+          }
+          const { rest, taken } = keys.takeUntil(4);
+          expect(taken).toEqual(expected.filter((e) => e.atMs <= 4));
+          expect(rest.entries()).toEqual(expected.filter((e) => e.atMs > 4));
+          expect(keys.truncate(3).entries()).toEqual(expected.slice(Math.max(0, expected.length - 3)));
+        };
+        for (const i of reads) check(versions[i % versions.length]!);
+        versions.forEach(check);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
