@@ -6,12 +6,13 @@
  * time: after it ran out of memory, or after the instance itself trapped, when
  * the whole instance is replaced and every guest is rebuilt on next use.
  */
-import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { IndexFunctionSource, SandboxLimits } from "../../ports/sandbox.js";
 import { runBatch, type GuestSlot } from "./batch-runner.js";
 import { compileGuest } from "./compile-functions.js";
 import { EngineCrashed, type GuestEngine } from "./quickjs-engine.js";
 import type { SandboxReply, SandboxRequest } from "./messages.js";
+import { loadQuickJSModule } from "./wasm-module.js";
 import { failurePart } from "./wire.js";
 
 interface SandboxRecord {
@@ -45,8 +46,7 @@ export class EngineHost {
   }
 
   private async loadedModule(): Promise<QuickJSWASMModule> {
-    // A dynamic import: the library unwraps either module shape (its types say CommonJS).
-    this.module ??= await newQuickJSWASMModuleFromVariant(import("@jitl/quickjs-wasmfile-release-sync"));
+    this.module ??= await loadQuickJSModule();
     return this.module;
   }
 
