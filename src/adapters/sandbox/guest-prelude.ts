@@ -51,7 +51,8 @@ export const GUEST_PRELUDE = String.raw`
   var at = { d: 0, f: 0, ms: 0, logCount: 0 };
 
   function json(value) { var text = stringify(value); return text === undefined ? "null" : text; }
-  function joined(list) { return apply(join, list, [","]); }
+  // Most lists here hold one string (a function's part, a batch's one document): itself, without a native call.
+  function joined(list) { return list.length === 1 && typeof list[0] === "string" ? list[0] : apply(join, list, [","]); }
   function truncated(text) { return text.length > MAX_MESSAGE_LENGTH ? apply(stringSlice, text, [0, MAX_MESSAGE_LENGTH]) + "..." : text; }
   function failure(kind, message) { return '{"k":"' + kind + '","e":' + json(message) + "}"; }
 
@@ -162,10 +163,17 @@ export const GUEST_PRELUDE = String.raw`
   }
 
   function loadRun(text) {
-    // Until run() starts, progress() reports d = -1: the stop came while loading.
+    // Until the documents loop starts, progress() reports d = -1: the stop came while loading.
     at.d = -1;
-    load(text);
-    return run(0, 0, "", "");
+    // load(text), then run(0, 0, "", "") without its parsing: the common case, kept short.
+    sharedFor = -1;
+    docs = apply(split, text, ["\n"]);
+    overrides = null;
+    done = [];
+    parts = [];
+    logs = [];
+    at.d = 0; at.f = 0; at.ms = now(); at.logCount = 0;
+    return runFrom(0, 0);
   }
 
   function runOne(d, f) {
@@ -215,6 +223,10 @@ export const GUEST_PRELUDE = String.raw`
       logs = carried[1];
     }
     at.d = fromDoc; at.f = fromFunction; at.ms = now(); at.logCount = logs.length;
+    return runFrom(fromDoc, fromFunction);
+  }
+
+  function runFrom(fromDoc, fromFunction) {
     for (var d = fromDoc; d < docs.length; d++) {
       for (var f = d === fromDoc ? fromFunction : 0; f < fns.length; f++) parts[f] = overrides === null ? runOne(d, f) : partOf(d, f);
       done[done.length] = "[[" + joined(parts) + "]," + (logs.length === 0 ? "[]" : stringify(logs)) + "]";
