@@ -165,15 +165,10 @@ export const GUEST_PRELUDE = String.raw`
   function loadRun(text) {
     // Until the documents loop starts, progress() reports d = -1: the stop came while loading.
     at.d = -1;
-    // load(text), then run(0, 0, "", "") without its parsing: the common case, kept short.
-    sharedFor = -1;
-    docs = apply(split, text, ["\n"]);
+    // load(text), then run(0, 0, "", "") without parsing its arguments: the common case, kept short.
+    load(text);
     overrides = null;
-    done = [];
-    parts = [];
-    logs = [];
-    at.d = 0; at.f = 0; at.ms = now(); at.logCount = 0;
-    return runFrom(0, 0);
+    return runFrom(0, 0, [], []);
   }
 
   function runOne(d, f) {
@@ -214,19 +209,19 @@ export const GUEST_PRELUDE = String.raw`
     // A resumed run starts from the stored text: the interrupted attempt may have written to the shared copy.
     sharedFor = -1;
     overrides = overridesText === "" ? null : parse(overridesText);
-    done = [];
+    // Nothing of the last attempt is reported if parsing the carried part stops.
     parts = [];
     logs = [];
-    if (carry !== "") {
-      var carried = parse(carry);
-      parts = carried[0];
-      logs = carried[1];
-    }
-    at.d = fromDoc; at.f = fromFunction; at.ms = now(); at.logCount = logs.length;
-    return runFrom(fromDoc, fromFunction);
+    var carried = carry === "" ? null : parse(carry);
+    return runFrom(fromDoc, fromFunction, carried === null ? [] : carried[0], carried === null ? [] : carried[1]);
   }
 
-  function runFrom(fromDoc, fromFunction) {
+  /** Runs the loaded documents from (fromDoc, fromFunction), with the parts and logs an interrupted attempt carried. */
+  function runFrom(fromDoc, fromFunction, carriedParts, carriedLogs) {
+    done = [];
+    parts = carriedParts;
+    logs = carriedLogs;
+    at.d = fromDoc; at.f = fromFunction; at.ms = now(); at.logCount = logs.length;
     for (var d = fromDoc; d < docs.length; d++) {
       for (var f = d === fromDoc ? fromFunction : 0; f < fns.length; f++) parts[f] = overrides === null ? runOne(d, f) : partOf(d, f);
       done[done.length] = "[[" + joined(parts) + "]," + (logs.length === 0 ? "[]" : stringify(logs)) + "]";
