@@ -72,6 +72,33 @@ describe("sandbox: strings written into the QuickJS module", () => {
     expect(calls.write).toBeGreaterThan(before.write);
   });
 
+  it("write the same bytes and return the same count as Emscripten's, cut short by maxBytes too", async () => {
+    let module: QuickJSEmscriptenModule | undefined;
+    await newQuickJSWASMModuleFromVariant(preparedVariant(await baseVariant(), (loaded) => (module = loaded)));
+    const emscripten = module!;
+    // The same heap behind Emscripten's writers and the native ones.
+    const replaced = { lengthBytesUTF8: emscripten.lengthBytesUTF8, stringToUTF8: emscripten.stringToUTF8, get HEAPU8() { return emscripten.HEAPU8; } };
+    useNativeUtf8(replaced as unknown as QuickJSEmscriptenModule);
+    type Write = QuickJSEmscriptenModule["stringToUTF8"];
+    const address = emscripten._malloc(1024);
+    const written = (write: Write, text: string, maxBytes: number) => {
+      emscripten.HEAPU8.fill(0xff, address, address + 1024);
+      const count = write(text, address as unknown as Parameters<Write>[1], maxBytes) as unknown as number;
+      return { count, bytes: [...emscripten.HEAPU8.subarray(address, address + maxBytes + 1)] };
+    };
+    try {
+      fc.assert(
+        fc.property(fc.string({ unit: "grapheme", maxLength: 100 }), fc.integer({ min: 1, max: 500 }), (text, maxBytes) => {
+          expect(replaced.lengthBytesUTF8(text)).toBe(emscripten.lengthBytesUTF8(text));
+          expect(written(replaced.stringToUTF8, text, maxBytes)).toEqual(written(emscripten.stringToUTF8, text, maxBytes));
+        }),
+        { numRuns: 500 },
+      );
+    } finally {
+      emscripten._free(address);
+    }
+  });
+
   it("refuses a module without the writers it replaces", () => {
     expect(() => useNativeUtf8({} as QuickJSEmscriptenModule)).toThrow(/quickjs-emscripten changed/);
   });

@@ -42,13 +42,15 @@ export const useNativeUtf8 = (module: QuickJSEmscriptenModule): void => {
     throw new Error("the QuickJS module has no lengthBytesUTF8/stringToUTF8/HEAPU8 to replace: quickjs-emscripten changed, see wasm-module.ts");
   }
   module.lengthBytesUTF8 = (text: string): number => (isWellFormed(text) ? Buffer.byteLength(text, "utf8") : originalLength(text));
-  module.stringToUTF8 = (text, pointer, maxBytes) => {
-    if (!(maxBytes !== undefined && maxBytes > 0) || !isWellFormed(text)) return originalWrite(text, pointer, maxBytes);
+  // Typed as void, but Emscripten's returns the bytes written (the NUL not counted): so does this one.
+  module.stringToUTF8 = (text, pointer, maxBytes): number => {
+    if (!(maxBytes !== undefined && maxBytes > 0) || !isWellFormed(text)) return originalWrite(text, pointer, maxBytes) as unknown as number;
     // HEAPU8 read now: the heap may have grown (a new buffer) since the last call.
     const heap = module.HEAPU8;
     // As Emscripten: at most maxBytes - 1 bytes of whole characters, then a NUL.
     const { written } = utf8.encodeInto(text, heap.subarray(pointer, pointer + maxBytes - 1));
     heap[pointer + written] = 0;
+    return written;
   };
 };
 
