@@ -10,6 +10,8 @@ import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { baseVariant, preparedVariant, useNativeUtf8 } from "../../src/adapters/sandbox/wasm-module.js";
 
 let original: QuickJSContext;
+/** The module behind `original`, with Emscripten's own writers. */
+let emscripten: QuickJSEmscriptenModule;
 let native: QuickJSContext;
 const calls = { length: 0, write: 0 };
 
@@ -29,7 +31,7 @@ const nativeCounted = (module: QuickJSEmscriptenModule): void => {
 
 beforeAll(async () => {
   const base = await baseVariant();
-  original = (await newQuickJSWASMModuleFromVariant(base)).newContext();
+  original = (await newQuickJSWASMModuleFromVariant(preparedVariant(base, (loaded) => (emscripten = loaded)))).newContext();
   native = (await newQuickJSWASMModuleFromVariant(preparedVariant(base, nativeCounted))).newContext();
 });
 
@@ -72,10 +74,7 @@ describe("sandbox: strings written into the QuickJS module", () => {
     expect(calls.write).toBeGreaterThan(before.write);
   });
 
-  it("write the same bytes and return the same count as Emscripten's, cut short by maxBytes too", async () => {
-    let module: QuickJSEmscriptenModule | undefined;
-    await newQuickJSWASMModuleFromVariant(preparedVariant(await baseVariant(), (loaded) => (module = loaded)));
-    const emscripten = module!;
+  it("write the same bytes and return the same count as Emscripten's, cut short by maxBytes too", () => {
     // The same heap behind Emscripten's writers and the native ones.
     const replaced = { lengthBytesUTF8: emscripten.lengthBytesUTF8, stringToUTF8: emscripten.stringToUTF8, get HEAPU8() { return emscripten.HEAPU8; } };
     useNativeUtf8(replaced as unknown as QuickJSEmscriptenModule);
