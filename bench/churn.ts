@@ -25,6 +25,10 @@
  *   CHURN_JOB_POLL_MS    `[couchdb] job_poll_interval_ms` for the CouchDB row (1000): the
  *                        trade-off between seeing a compaction's end early (more
  *                        compactions, smaller files) and requests
+ *   CHURN_CONFIG         a CouchDB-style INI file for upholster's rows instead of the
+ *                        defaults (e.g. `[smoosh.ratio_dbs] concurrency = 3`), to see
+ *                        what a tuning costs and saves; its `[couchdb]
+ *                        job_poll_interval_ms` applies to the CouchDB row
  */
 import { request } from "undici";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -35,12 +39,34 @@ import { createMemoryStatePort } from "../src/adapters/state/index.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
 import type { CompactionObject, DocWrite, JobHandle, Store } from "../src/ports/store.js";
 import { createUpholster } from "../src/runtime/upholster.js";
+import { readFileSync } from "node:fs";
+import { isLeft } from "fp-ts/lib/Either.js";
+import { parseIniText } from "../src/config/ini-file.js";
+import { decodeConfig } from "../src/config/load.js";
+import { formatConfigError, type IniSections } from "../src/core/shared/ini.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
 const DOCS = Number(process.env.CHURN_DOCS ?? 2000);
-const JOB_POLL_MS = process.env.CHURN_JOB_POLL_MS === undefined ? undefined : Number(process.env.CHURN_JOB_POLL_MS);
+const CONFIG_PATH = process.env.CHURN_CONFIG;
+
+/**
+ * upholster's config for its rows: the defaults, or CHURN_CONFIG's INI,
+ * decoded whole here so that a bad file stops the bench before any row runs.
+ */
+const loadChurnConfig = (path: string | undefined): { ini: IniSections; jobPollMs: number | undefined } => {
+  if (path === undefined || path === "") return { ini: {}, jobPollMs: undefined };
+  const parsed = parseIniText(readFileSync(path, "utf8"));
+  const decoded = decodeConfig(parsed.sections);
+  const errors = [...parsed.errors, ...(isLeft(decoded) ? decoded.left : [])];
+  if (isLeft(decoded) || errors.length > 0) throw new Error(`CHURN_CONFIG ${path}:\n${errors.map(formatConfigError).join("\n")}`);
+  const jobPollMs = parsed.sections.couchdb?.job_poll_interval_ms === undefined ? undefined : decoded.right.couchdb.jobPollIntervalMs;
+  return { ini: parsed.sections, jobPollMs };
+};
+const { ini: CONFIG, jobPollMs: configJobPollMs } = loadChurnConfig(CONFIG_PATH);
+/** CHURN_JOB_POLL_MS, else CHURN_CONFIG's `[couchdb] job_poll_interval_ms`, else the adapter's default. */
+const JOB_POLL_MS = process.env.CHURN_JOB_POLL_MS === undefined ? configJobPollMs : Number(process.env.CHURN_JOB_POLL_MS);
 const BATCH = 200;
 const BODY = "x".repeat(250); // with ids and fields, ~300 bytes a doc
 /** Default `wait_secs` plus a second: every channel has finished observing. */
@@ -195,7 +221,7 @@ async function memoryRow(who: "no compaction" | "upholster", batchesPerSec: numb
   const watcher = jobWatcher(countingStore(store, counts), async (object) => (await store.dbInfo(object.db))?.activeBytes ?? 0);
   const upholster =
     who === "upholster"
-      ? createUpholster({ store: watcher.store, events: store.createEventSource(), scheduler, logger: silentLogger, config: {} })
+      ? createUpholster({ store: watcher.store, events: store.createEventSource(), scheduler, logger: silentLogger, config: CONFIG })
       : undefined;
   await upholster?.start();
   const startedAtMs = scheduler.nowMs();
@@ -345,7 +371,7 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
   const upholster =
     handle === undefined || watcher === undefined
       ? undefined
-      : createUpholster({ store: watcher.store, events: handle.events, logger: silentLogger, config: {} });
+      : createUpholster({ store: watcher.store, events: handle.events, logger: silentLogger, config: CONFIG });
   const smooshBefore = who === "CouchDB's smoosh" ? await setCouchSmoosh(target, "1") : undefined;
   await upholster?.start();
   const startedAtMs = Date.now();
@@ -403,7 +429,7 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
 
 // --- main ------------------------------------------------------------------------------------------
 
-console.log(`bench:churn: ${DBS} dbs x ${DOCS} docs, batches of ${BATCH} updates back to back for ${SECONDS} s; defaults for upholster`);
+console.log(`bench:churn: ${DBS} dbs x ${DOCS} docs, batches of ${BATCH} updates back to back for ${SECONDS} s; upholster: ${CONFIG_PATH ? `CHURN_CONFIG ${CONFIG_PATH}` : "defaults"}${JOB_POLL_MS === undefined ? "" : `, job_poll_interval_ms ${JOB_POLL_MS}`}`);
 let memoryRate = Number(process.env.CHURN_MEMORY_BATCHES_PER_SEC ?? 20);
 const url = process.env.COUCHDB_URL;
 if (url !== undefined && url !== "") {
