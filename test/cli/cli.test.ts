@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { upholster, listeningUrl, killStarted } from "../support/cli.js";
+import { upholster, listeningUrl, killStarted, printed } from "../support/cli.js";
 import { waitFor } from "../support/wait-for.js";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -61,6 +61,8 @@ describe("upholster CLI", () => {
     writeFileSync(file, "[admins]\nadmin = secret\n[chttpd_auth]\niterations = 1000\n", { flag: "a" });
     const quiet = upholster(["run", "--config", file]);
     const url = await listeningUrl(quiet);
+    // The store line says whether the demo runs; it may come in a chunk of its own.
+    await printed(quiet, "store: memory");
     expect(quiet.stdout).not.toContain("demo workload");
     // The db updates feed is mounted, for the [admins] of the file only.
     expect((await fetch(`${url}/_db_updates`)).status).toBe(401);

@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { upholster, listeningUrl, killStarted } from "../support/cli.js";
+import { upholster, listeningUrl, killStarted, printed } from "../support/cli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPouchDbServer, type PouchDbServer } from "../support/pouchdb-server.js";
 import { waitFor } from "../support/wait-for.js";
@@ -43,7 +43,7 @@ describe("upholster run --couch", () => {
     const { file, stateDir } = configWithStateDir();
     const daemon = upholster(["run", "--config", file, "--couch", withCredentials, "--log-level", "debug"]);
     const url = await listeningUrl(daemon);
-    expect(daemon.stdout).toContain(`store: couchdb http://127.0.0.1:${pouch.port}/ (granularity database; events: polling)`);
+    await printed(daemon, `store: couchdb http://127.0.0.1:${pouch.port}/ (granularity database; events: polling)`);
 
     // Every route but / and /_up asks CouchDB (here PouchDB Server) whether the caller is a server admin.
     expect((await fetch(`${url}/_upholster/status`)).status).toBe(401);
@@ -74,7 +74,7 @@ describe("upholster run --couch", () => {
     const { file } = configWithStateDir();
     const fromEnv = upholster(["run", "--config", file, "--log-level", "warn"], { COUCHDB_URL: withCredentials });
     await listeningUrl(fromEnv);
-    expect(fromEnv.stdout).toContain(`store: couchdb http://127.0.0.1:${pouch.port}/`);
+    await printed(fromEnv, `store: couchdb http://127.0.0.1:${pouch.port}/`);
     fromEnv.child.kill("SIGINT");
     expect(await fromEnv.exited).toBe(0);
 

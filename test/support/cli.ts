@@ -34,6 +34,14 @@ export function upholster(args: readonly string[], env: Record<string, string> =
 export const listeningUrl = (run: Running, timeoutMs = 60_000): Promise<string> =>
   waitFor(() => /upholster listening on (http:\/\/\S+)/.exec(run.stdout)?.[1], `the listening line (stdout: ${run.stdout}; stderr: ${run.stderr})`, timeoutMs, 50);
 
+/**
+ * Waits until `run` has printed `text` on stdout. Lines written one after the
+ * other can arrive in separate chunks, so a line after the listening line is
+ * waited for, not expected at once (a busy machine split them here).
+ */
+export const printed = (run: Running, text: string, timeoutMs = 30_000): Promise<true> =>
+  waitFor(() => run.stdout.includes(text) || undefined, `${JSON.stringify(text)} on stdout (stdout: ${run.stdout}; stderr: ${run.stderr})`, timeoutMs, 50);
+
 /** For afterEach: kill whatever is still running. */
 export const killStarted = (): void => {
   for (const run of started.splice(0)) if (run.child.exitCode === null) run.child.kill("SIGKILL");

@@ -1,6 +1,19 @@
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { PMap, TimedKeys } from "../../../src/core/shared/persistent.js";
+
+/**
+ * The first of `checks` whose actual value differs from its expected one, named, or undefined.
+ * The properties compare hundreds of versions per run with plain comparisons and assert once:
+ * an `expect` per comparison made them take a minute on a busy machine.
+ */
+const firstMismatch = (checks: ReadonlyArray<readonly [string, unknown, unknown]>): string | undefined => {
+  for (const [what, actual, expected] of checks) {
+    if (!isDeepStrictEqual(actual, expected)) return `${what}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`;
+  }
+  return undefined;
+};
 
 /** Operations on some version: set (value), delete (null); `from` picks the version they start from. */
 const ops = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 40 }), fc.option(fc.integer(), { nil: null })), { maxLength: 400, size: "max" });
@@ -19,16 +32,18 @@ describe("PMap (a rerooted Map)", () => {
           else model.set(key, value);
           versions.push({ map: value === null ? base.map.delete(key) : base.map.set(key, value), model });
         }
-        const check = ({ map, model }: { map: PMap<number>; model: Map<string, number> }): void => {
-          expect(map.size).toBe(model.size);
-          expect(map.entries()).toEqual([...model].sort(([a], [b]) => (a < b ? -1 : 1)));
+        const check = ({ map, model }: { map: PMap<number>; model: Map<string, number> }): string | undefined => {
+          const checks: [string, unknown, unknown][] = [
+            ["size", map.size, model.size],
+            ["entries", map.entries(), [...model].sort(([a], [b]) => (a < b ? -1 : 1))],
+          ];
           for (let k = 0; k <= 40; k++) {
-            expect(map.get(`k${k}`)).toBe(model.get(`k${k}`));
-            expect(map.has(`k${k}`)).toBe(model.has(`k${k}`));
+            checks.push([`get k${k}`, map.get(`k${k}`), model.get(`k${k}`)], [`has k${k}`, map.has(`k${k}`), model.has(`k${k}`)]);
           }
+          return firstMismatch(checks);
         };
-        for (const i of reads) check(versions[i % versions.length]!);
-        versions.forEach(check);
+        const problem = [...reads.map((i) => versions[i % versions.length]!), ...versions].map(check).find((p) => p !== undefined);
+        expect(problem).toBeUndefined();
       }),
       { numRuns: 200 },
     );
@@ -67,22 +82,24 @@ describe("TimedKeys (a rerooted Map with a B+ tree in time order)", () => {
           else model.set(key, { atMs: change[0], value: change[1] });
           versions.push({ keys: change === null ? base.keys.delete(key) : base.keys.set(key, change[0], change[1]), model });
         }
-        const check = ({ keys, model }: { keys: TimedKeys<number>; model: Model }): void => {
+        const check = ({ keys, model }: { keys: TimedKeys<number>; model: Model }): string | undefined => {
           const expected = inOrder(model);
-          expect(keys.size).toBe(model.size);
-          expect(keys.entries()).toEqual(expected);
-          expect(keys.earliest()).toEqual(expected[0]);
-          for (let k = 0; k <= 30; k++) {
-            expect(keys.timeOf(`k${k}`)).toBe(model.get(`k${k}`)?.atMs);
-            expect(keys.get(`k${k}`)).toBe(model.get(`k${k}`)?.value);
-          }
           const { rest, taken } = keys.takeUntil(4);
-          expect(taken).toEqual(expected.filter((e) => e.atMs <= 4));
-          expect(rest.entries()).toEqual(expected.filter((e) => e.atMs > 4));
-          expect(keys.truncate(3).entries()).toEqual(expected.slice(Math.max(0, expected.length - 3)));
+          const checks: [string, unknown, unknown][] = [
+            ["size", keys.size, model.size],
+            ["entries", keys.entries(), expected],
+            ["earliest", keys.earliest(), expected[0]],
+            ["takeUntil taken", taken, expected.filter((e) => e.atMs <= 4)],
+            ["takeUntil rest", rest.entries(), expected.filter((e) => e.atMs > 4)],
+            ["truncate", keys.truncate(3).entries(), expected.slice(Math.max(0, expected.length - 3))],
+          ];
+          for (let k = 0; k <= 30; k++) {
+            checks.push([`timeOf k${k}`, keys.timeOf(`k${k}`), model.get(`k${k}`)?.atMs], [`get k${k}`, keys.get(`k${k}`), model.get(`k${k}`)?.value]);
+          }
+          return firstMismatch(checks);
         };
-        for (const i of reads) check(versions[i % versions.length]!);
-        versions.forEach(check);
+        const problem = [...reads.map((i) => versions[i % versions.length]!), ...versions].map(check).find((p) => p !== undefined);
+        expect(problem).toBeUndefined();
       }),
       { numRuns: 100 },
     );

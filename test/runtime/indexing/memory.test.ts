@@ -93,7 +93,9 @@ describe("background indexing on the memory store", () => {
     await until(r, () => r.indexing.daemon.metrics().buildsFailed >= 3, "the broken builds failed (and were retried)");
     expect(r.logger.text()).toContain("clouseau is down");
     await until(r, () => r.logger.text().includes("no progress for 2000 ms"), "the hanging build timed out");
-    expect(r.indexing.daemon.status().indexes.find((i) => i.type === "views")).toMatchObject({ state: "fresh" });
+    // The views go on: fresh again (on a busy machine a views build, real work in the sandbox's worker,
+    // can itself outlast 2000 virtual ms and be retried; waited for, not expected at once).
+    await until(r, () => r.indexing.daemon.status().indexes.find((i) => i.type === "views")?.state === "fresh", "the views fresh beside the failing backends");
   });
 
   it("a store outage fails inspections as transient: retried until the store is back, never dropped", async () => {
