@@ -115,11 +115,14 @@ export async function runCommand(flags: RunFlags, terminal: Terminal, untilStopp
   const started = await start(upholster, choice, terminal);
   if (started !== 0) return started;
   demo?.start();
+  // Listen for the stop signal before saying we are up: whoever waits for the lines below may signal at
+  // once, and a SIGINT that comes before a listener kills the process where it stands (no clean stop).
+  const stopped = untilStopped();
   const url = upholster.httpAddress()?.url ?? "(no HTTP)";
   terminal.out(`upholster listening on ${url}`);
   terminal.out(`store: ${choice.describe()}${demo !== undefined ? `; demo workload on ${demo.dbs.length} dbs (switch off with --no-demo)` : ""}`);
   for (const line of howToGetIn(url, authenticator, runAdmin)) terminal.out(line);
-  return stopOnSignal(untilStopped, logger, async () => {
+  return stopOnSignal(stopped, logger, async () => {
     demo?.stop();
     await upholster.stop();
     await choice.close();
@@ -149,8 +152,8 @@ function howToGetIn(url: string, authenticator: Authenticator, runAdmin: RunAdmi
   return [signInLine(url, isLocalAuthenticator(authenticator) ? "one of the [admins]" : "a CouchDB user with the _admin role (upholster asks CouchDB's /_session)")];
 }
 
-async function stopOnSignal(untilStopped: () => Promise<string>, logger: Logger, stop: () => Promise<void>): Promise<number> {
-  const signal = await untilStopped();
+async function stopOnSignal(stopped: Promise<string>, logger: Logger, stop: () => Promise<void>): Promise<number> {
+  const signal = await stopped;
   logger.info({ signal }, "stopping");
   await stop();
   return 0;
