@@ -31,6 +31,8 @@
  *                        job_poll_interval_ms` applies to the CouchDB row
  */
 import { request } from "undici";
+import { isLeft } from "fp-ts/lib/Either.js";
+import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCouchStore } from "../src/adapters/couchdb-http/index.js";
@@ -39,8 +41,6 @@ import { createMemoryStatePort } from "../src/adapters/state/index.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
 import type { CompactionObject, DocWrite, JobHandle, Store } from "../src/ports/store.js";
 import { createUpholster } from "../src/runtime/upholster.js";
-import { readFileSync } from "node:fs";
-import { isLeft } from "fp-ts/lib/Either.js";
 import { parseIniText } from "../src/config/ini-file.js";
 import { decodeConfig } from "../src/config/load.js";
 import { formatConfigError, type IniSections } from "../src/core/shared/ini.js";
