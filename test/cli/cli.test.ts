@@ -8,7 +8,6 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { upholster, listeningUrl, killStarted, printed } from "../support/cli.js";
-import { waitFor } from "../support/wait-for.js";
 import { afterEach, describe, expect, it } from "vitest";
 
 
@@ -73,7 +72,7 @@ describe("upholster CLI", () => {
     expect(await quiet.exited).toBe(0);
 
     const demo = upholster(["run", "--port", "0", "--log-level", "warn"]);
-    await waitFor(() => (demo.stdout.includes("demo workload on 6 dbs") ? true : undefined), "the demo line");
+    await printed(demo, "demo workload on 6 dbs");
     demo.child.kill("SIGINT");
     expect(await demo.exited).toBe(0);
   });

@@ -9,8 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { killStarted, listeningUrl, upholster } from "../support/cli.js";
-import { waitFor } from "../support/wait-for.js";
+import { killStarted, listeningUrl, printed, upholster } from "../support/cli.js";
 
 afterEach(killStarted);
 
@@ -59,7 +58,7 @@ describe("upholster deploy-ddoc", () => {
     const { url, dir } = await daemonWithDb();
     const path = file(dir, "later.json", LATER);
     const first = upholster(["deploy-ddoc", "--url", url, "--db", "shop", "--file", path]);
-    await waitFor(() => first.stdout.includes("started"), `the deploy to start (stdout: ${first.stdout}; stderr: ${first.stderr})`);
+    await printed(first, "started");
     first.child.kill("SIGINT");
     const code = await first.exited;
     // Interrupted while following (130), unless it had finished already (0).

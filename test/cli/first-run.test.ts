@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { killStarted, listeningUrl, upholster } from "../support/cli.js";
+import { killStarted, listeningUrl, printed, upholster } from "../support/cli.js";
 import { resolveLogFormat } from "../../src/cli/log-output.js";
 import { waitFor } from "../support/wait-for.js";
 
@@ -72,7 +72,7 @@ describe("the first run", () => {
     const file = configFile("[admins]\nboss = secret\n[chttpd_auth]\niterations = 1000\n");
     const daemon = upholster(["run", "--config", file, "--port", "0", "--log-level", "warn"]);
     const url = await listeningUrl(daemon);
-    await waitFor(() => daemon.stdout.includes("sign in as one of the [admins]") || undefined, "the sign-in line");
+    await printed(daemon, "sign in as one of the [admins]");
     expect(daemon.stdout).toContain(`curl -u NAME:PASSWORD '${url}/_db_updates'`);
     expect(daemon.stdout).not.toContain("server admin for this run");
     expect((await fetch(`${url}/_smoosh/status`, { headers: basic("boss:secret") })).status).toBe(200);
@@ -82,7 +82,7 @@ describe("the first run", () => {
   it("without the demo and without admins: open on loopback, said on stdout and logged once", async () => {
     const daemon = upholster(["run", "--no-demo", "--port", "0", "--log-format", "json", "--log-level", "warn"]);
     const url = await listeningUrl(daemon);
-    await waitFor(() => daemon.stdout.includes("no server admins: anyone on this machine may use the API") || undefined, "the open line");
+    await printed(daemon, "no server admins: anyone on this machine may use the API");
     expect((await fetch(`${url}/_smoosh/status`)).status).toBe(200);
     expect(jsonLines(daemon.stdout).filter((line) => String(line["msg"]).startsWith("no server admins"))).toHaveLength(1);
   });

@@ -39,8 +39,14 @@ export const listeningUrl = (run: Running, timeoutMs = 60_000): Promise<string> 
  * other can arrive in separate chunks, so a line after the listening line is
  * waited for, not expected at once (a busy machine split them here).
  */
-export const printed = (run: Running, text: string, timeoutMs = 30_000): Promise<true> =>
-  waitFor(() => run.stdout.includes(text) || undefined, `${JSON.stringify(text)} on stdout (stdout: ${run.stdout}; stderr: ${run.stderr})`, timeoutMs, 50);
+export const printed = async (run: Running, text: string, timeoutMs = 30_000): Promise<true> => {
+  try {
+    return await waitFor(() => run.stdout.includes(text) || undefined, `${JSON.stringify(text)} on stdout`, timeoutMs, 50);
+  } catch (error) {
+    // The output as it is when the wait gives up, not as it was when it began.
+    throw new Error(`${error instanceof Error ? error.message : String(error)} (stdout: ${run.stdout}; stderr: ${run.stderr})`);
+  }
+};
 
 /** For afterEach: kill whatever is still running. */
 export const killStarted = (): void => {

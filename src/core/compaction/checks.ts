@@ -136,14 +136,18 @@ const reschedule = (d: Draft, key: string, watch: WatchEntry): void => {
   setChecks(d, scheduleDue(s.checks, key, watch.object, atMs));
 };
 
-/** `count` update events of `object` were heard: coalesced into its next check, when the policy says. */
-export const noteUpdates = (d: Draft, object: CompactionObject, count: number): void => {
-  if (untracked(d.state, object)) return;
-  const key = objectKey(object);
+/** `count` more updates of the object under `key`: dirty since the first, scheduled as the policy says. */
+const markDirty = (d: Draft, key: string, object: CompactionObject, count: number): void => {
   const watch = d.state.watches.get(key) ?? freshWatch(object);
   const dirty = withUpdates(watch, watch.updates + count, watch.dirtySinceMs ?? d.nowMs);
   putWatch(d, key, dirty);
   reschedule(d, key, dirty);
+};
+
+/** `count` update events of `object` were heard: coalesced into its next check, when the policy says. */
+export const noteUpdates = (d: Draft, object: CompactionObject, count: number): void => {
+  if (untracked(d.state, object)) return;
+  markDirty(d, objectKey(object), object, count);
 };
 
 /** Operator enqueue, a due retry: checked at once, outside the budget. */
@@ -343,10 +347,7 @@ const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "
   }
   if ("error" in info) {
     // Its updates still count: it is looked at again when the policy says (under the budget).
-    const watch = d.state.watches.get(key) ?? freshWatch(object);
-    const dirty = withUpdates(watch, watch.updates + fetch.updates, watch.dirtySinceMs ?? d.nowMs);
-    putWatch(d, key, dirty);
-    reschedule(d, key, dirty);
+    markDirty(d, key, object, fetch.updates);
     log(d, "warn", "smoosh: could not fetch info", { object: describeObject(object), error: info.error });
     return;
   }
