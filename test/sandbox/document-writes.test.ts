@@ -67,8 +67,8 @@ describe("sandbox: which functions may write to their document", () => {
   });
 });
 
-describe("sandbox: sharing never shows one function's writes to another", () => {
-  const factory = createSandboxFactory();
+describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): sharing never shows one function's writes to another", (engine) => {
+  const factory = createSandboxFactory({ engine });
   const open: IndexSandbox[] = [];
   afterAll(() => open.forEach((sandbox) => sandbox.dispose()));
 

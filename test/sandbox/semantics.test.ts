@@ -1,37 +1,40 @@
 /**
  * The sandbox's globals and results behave as couchjs's (share/server/views.js,
  * util.js): emit, log, toJSON, sum, isArray, and hastings' st_index.
+ * Both engines run these: the QuickJS sandbox, and node-vm (the same prelude
+ * in V8, for trusted functions), which must give the very same outcomes.
  */
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
 import type { DocOutcome, FunctionOutcome, IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
 
-const factory = createSandboxFactory();
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
 afterAll(() => open.forEach((sandbox) => sandbox.dispose()));
 
-const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
+describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): emit and the couchjs helpers", (engine) => {
+  const factory = createSandboxFactory({ engine });
 
-const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
-  const { sandbox, errors } = await factory.compile(functions);
-  open.push(sandbox);
-  expect(errors).toEqual([]);
-  return sandbox;
-};
+  const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
 
-const emitsOf = (result: FunctionOutcome | undefined): readonly (readonly [unknown, unknown])[] => {
-  if (result === undefined || !result.ok || !("emits" in result)) throw new Error(`not a map success: ${JSON.stringify(result)}`);
-  return result.emits;
-};
+  const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
+    const { sandbox, errors } = await factory.compile(functions);
+    open.push(sandbox);
+    expect(errors).toEqual([]);
+    return sandbox;
+  };
 
-const only = (outcomes: readonly DocOutcome[]): DocOutcome => {
-  expect(outcomes).toHaveLength(1);
-  return outcomes[0]!;
-};
+  const emitsOf = (result: FunctionOutcome | undefined): readonly (readonly [unknown, unknown])[] => {
+    if (result === undefined || !result.ok || !("emits" in result)) throw new Error(`not a map success: ${JSON.stringify(result)}`);
+    return result.emits;
+  };
 
-describe("sandbox: emit and the couchjs helpers", () => {
+  const only = (outcomes: readonly DocOutcome[]): DocOutcome => {
+    expect(outcomes).toHaveLength(1);
+    return outcomes[0]!;
+  };
+
   it("runs the two-map design doc of the benchmark: one result per function per document, in order", async () => {
     const sandbox = await compiled(maps("function(doc){ if(doc.type==='a') emit(doc.n, 1); }", "function(doc){ emit([doc.type, doc.n], doc.v); }"));
     const out = await sandbox.run([

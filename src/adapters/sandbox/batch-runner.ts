@@ -12,12 +12,12 @@
  * documents, or marks a function, so a batch always ends.
  */
 import type { FunctionFailureKind, SandboxLimits } from "../../ports/sandbox.js";
-import type { GuestCall, GuestEngine, GuestStop } from "./quickjs-engine.js";
+import type { Guest, GuestCall, GuestStop } from "./guest.js";
 import { failedEntries, failurePart } from "./wire.js";
 
 /** The guest of one sandbox, which the runner may throw away and have rebuilt. */
 export interface GuestSlot {
-  engine(): GuestEngine;
+  engine(): Guest;
   discard(): void;
   readonly functionCount: number;
   /** Function index -> its compile failure part. */
@@ -178,7 +178,7 @@ class BatchRun {
 
 const describeStop = (stop: GuestStop): string => (stop.reason === "error" ? stop.message : stop.reason);
 
-const readProgress = (engine: GuestEngine): Progress | undefined => {
+const readProgress = (engine: Guest): Progress | undefined => {
   const call: GuestCall<string> = engine.progress();
   if (!call.ok) return undefined;
   try {

@@ -5,28 +5,21 @@
  * per-doc time limit; one that exhausts memory is refused and the guest
  * rebuilt without it (its leftovers could fill the new heap otherwise).
  */
-import type { QuickJSWASMModule } from "quickjs-emscripten-core";
-import type { IndexFunctionSource, SandboxLimits } from "../../ports/sandbox.js";
+import type { IndexFunctionSource } from "../../ports/sandbox.js";
 import { mayWriteDocument } from "./document-writes.js";
-import { EngineCrashed, GuestEngine } from "./quickjs-engine.js";
+import { EngineCrashed, type Guest } from "./guest.js";
 
 export interface CompiledGuest {
-  readonly engine: GuestEngine;
+  readonly engine: Guest;
   /** Function index -> why it was refused. */
   readonly refused: ReadonlyMap<number, string>;
 }
 
-export const compileGuest = (
-  module: QuickJSWASMModule,
-  functions: readonly IndexFunctionSource[],
-  limits: SandboxLimits,
-  stackBytes: number,
-  knownRefusals: ReadonlyMap<number, string> = new Map(),
-): CompiledGuest => {
+export const compileGuest = (newGuest: () => Guest, functions: readonly IndexFunctionSource[], knownRefusals: ReadonlyMap<number, string> = new Map()): CompiledGuest => {
   const refused = new Map(knownRefusals);
   // Each pass either succeeds or refuses one more function, so this ends.
   for (;;) {
-    const engine = new GuestEngine(module, limits, stackBytes);
+    const engine = newGuest();
     const exhausted = compileAll(engine, functions, refused);
     if (exhausted === undefined) return { engine, refused };
     engine.dispose();
@@ -41,7 +34,7 @@ const unusableSource = (source: unknown): string | undefined => {
 };
 
 /** The index of a function whose evaluation exhausted memory, if one did. */
-const compileAll = (engine: GuestEngine, functions: readonly IndexFunctionSource[], refused: Map<number, string>): number | undefined => {
+const compileAll = (engine: Guest, functions: readonly IndexFunctionSource[], refused: Map<number, string>): number | undefined => {
   for (const [index, fn] of functions.entries()) {
     const known = refused.get(index) ?? unusableSource(fn.source);
     if (known !== undefined) {
@@ -60,7 +53,7 @@ const compileAll = (engine: GuestEngine, functions: readonly IndexFunctionSource
   return undefined;
 };
 
-const refuse = (engine: GuestEngine, index: number, fn: IndexFunctionSource, message: string, refused: Map<number, string>): void => {
+const refuse = (engine: Guest, index: number, fn: IndexFunctionSource, message: string, refused: Map<number, string>): void => {
   refused.set(index, message);
   if (!engine.refuse(index, fn.kind, message).ok) throw new EngineCrashed("the sandbox could not record a compile error");
 };

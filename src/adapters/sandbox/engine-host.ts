@@ -1,88 +1,88 @@
 /**
- * The sandboxes of one thread: each has its own QuickJS runtime (separate
- * heap, limits and globals) inside one WebAssembly instance per thread.
+ * The sandboxes of one thread: each has its own guest (separate limits and
+ * globals; with QuickJS a runtime of its own inside one WebAssembly instance
+ * per thread).
  *
  * The host keeps every sandbox's sources, so a guest can be rebuilt at any
- * time: after it ran out of memory, or after the instance itself trapped, when
- * the whole instance is replaced and every guest is rebuilt on next use.
+ * time: after it ran out of memory, or after the engine itself failed (a
+ * WebAssembly trap), when the whole engine is loaded again and every guest is
+ * rebuilt on next use.
  */
-import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { IndexFunctionSource, SandboxLimits } from "../../ports/sandbox.js";
 import { runBatch, type GuestSlot } from "./batch-runner.js";
 import { compileGuest } from "./compile-functions.js";
-import { EngineCrashed, type GuestEngine } from "./quickjs-engine.js";
+import { EngineCrashed, type EngineLoader, type Guest, type GuestMaker } from "./guest.js";
 import type { SandboxReply, SandboxRequest } from "./messages.js";
-import { loadQuickJSModule } from "./wasm-module.js";
 import { failurePart } from "./wire.js";
 
 interface SandboxRecord {
   readonly functions: readonly IndexFunctionSource[];
   readonly limits: SandboxLimits;
   refused: ReadonlyMap<number, string>;
-  engine: GuestEngine | undefined;
-  /** Its slot and the instance that slot rebuilds guests in: made once per instance, not per batch. */
-  slot?: { readonly module: QuickJSWASMModule; readonly slot: GuestSlot };
+  engine: Guest | undefined;
+  /** Its slot and the engine that slot rebuilds guests in: made once per engine, not per batch. */
+  slot?: { readonly guests: GuestMaker; readonly slot: GuestSlot };
 }
 
 export class EngineHost {
-  private module: QuickJSWASMModule | undefined;
+  private guests: GuestMaker | undefined;
   private readonly sandboxes = new Map<number, SandboxRecord>();
 
-  /** @param stackBytes the guest's stack limit; it must fit in this thread's native stack. */
-  constructor(private readonly stackBytes: number) {}
+  /** @param loadEngine loads the engine (again after it crashed) */
+  constructor(private readonly loadEngine: EngineLoader) {}
 
   /** Loads the WebAssembly instance ahead of the first request (it is loaded on demand otherwise). */
   async start(): Promise<void> {
-    await this.loadedModule().catch(() => undefined);
+    await this.loadedEngine().catch(() => undefined);
   }
 
   async handle(request: SandboxRequest): Promise<SandboxReply> {
     try {
-      return this.dispatch(request, await this.loadedModule());
+      return this.dispatch(request, await this.loadedEngine());
     } catch (error) {
       if (error instanceof EngineCrashed) this.abandonModule();
       return { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
     }
   }
 
-  private async loadedModule(): Promise<QuickJSWASMModule> {
-    this.module ??= await loadQuickJSModule();
-    return this.module;
+  private async loadedEngine(): Promise<GuestMaker> {
+    this.guests ??= await this.loadEngine();
+    return this.guests;
   }
 
-  private dispatch(request: SandboxRequest, module: QuickJSWASMModule): SandboxReply {
+  private dispatch(request: SandboxRequest, guests: GuestMaker): SandboxReply {
     switch (request.type) {
       case "create":
-        return { id: request.id, ok: true, refused: [...this.create(request.sandbox, request.functions, request.limits, module)] };
+        return { id: request.id, ok: true, refused: [...this.create(request.sandbox, request.functions, request.limits, guests)] };
       case "run":
-        return { id: request.id, ok: true, chunks: this.run(request.sandbox, request.text, request.count, request.batchDeadlineMs, module) };
+        return { id: request.id, ok: true, chunks: this.run(request.sandbox, request.text, request.count, request.batchDeadlineMs, guests) };
       case "drop":
         this.drop(request.sandbox);
         return { id: request.id, ok: true };
     }
   }
 
-  private create(sandbox: number, functions: readonly IndexFunctionSource[], limits: SandboxLimits, module: QuickJSWASMModule): ReadonlyMap<number, string> {
+  private create(sandbox: number, functions: readonly IndexFunctionSource[], limits: SandboxLimits, guests: GuestMaker): ReadonlyMap<number, string> {
     this.drop(sandbox);
-    const compiled = compileGuest(module, functions, limits, this.stackBytes);
+    const compiled = compileGuest(() => guests(limits), functions);
     this.sandboxes.set(sandbox, { functions, limits, refused: compiled.refused, engine: compiled.engine });
     return compiled.refused;
   }
 
-  private run(sandbox: number, text: string, count: number, batchDeadlineMs: number, module: QuickJSWASMModule): string[] {
+  private run(sandbox: number, text: string, count: number, batchDeadlineMs: number, guests: GuestMaker): string[] {
     const record = this.sandboxes.get(sandbox);
     if (record === undefined) throw new Error(`unknown sandbox ${sandbox}`);
-    return runBatch(this.slotOf(record, module), text, count, record.limits, batchDeadlineMs);
+    return runBatch(this.slotOf(record, guests), text, count, record.limits, batchDeadlineMs);
   }
 
-  private slotOf(record: SandboxRecord, module: QuickJSWASMModule): GuestSlot {
-    if (record.slot?.module !== module) record.slot = { module, slot: this.newSlot(record, module) };
+  private slotOf(record: SandboxRecord, guests: GuestMaker): GuestSlot {
+    if (record.slot?.guests !== guests) record.slot = { guests, slot: this.newSlot(record, guests) };
     return record.slot.slot;
   }
 
-  private newSlot(record: SandboxRecord, module: QuickJSWASMModule): GuestSlot {
-    const rebuild = (): GuestEngine => {
-      const compiled = compileGuest(module, record.functions, record.limits, this.stackBytes, record.refused);
+  private newSlot(record: SandboxRecord, guests: GuestMaker): GuestSlot {
+    const rebuild = (): Guest => {
+      const compiled = compileGuest(() => guests(record.limits), record.functions, record.refused);
       record.refused = compiled.refused;
       return compiled.engine;
     };
@@ -105,9 +105,9 @@ export class EngineHost {
     engine?.dispose();
   }
 
-  /** The instance trapped: nothing in it can be trusted or freed; guests are rebuilt in a new one. */
+  /** The engine failed (a trap): nothing in it can be trusted or freed; guests are rebuilt in a new one. */
   private abandonModule(): void {
-    this.module = undefined;
+    this.guests = undefined;
     for (const record of this.sandboxes.values()) record.engine = undefined;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { IndexFunctionSource, SandboxLimits } from "../../ports/sandbox.js";
 import { EngineHost } from "./engine-host.js";
+import type { EngineLoader } from "./guest.js";
 import { refusedFrom, type SandboxTransport } from "./transport.js";
 import type { SandboxReply, SandboxRequest } from "./messages.js";
 
@@ -14,8 +15,8 @@ export class InProcessTransport implements SandboxTransport {
   private queue: Promise<unknown> = Promise.resolve();
   private nextHandle = 1;
 
-  constructor(stackBytes: number) {
-    this.host = new EngineHost(stackBytes);
+  constructor(loadEngine: EngineLoader) {
+    this.host = new EngineHost(loadEngine);
   }
 
   /** Loads the engine now: later requests then settle without waiting on I/O. */

@@ -1,27 +1,15 @@
 /**
- * One guest: a QuickJS runtime (its own heap, memory limit, stack limit and
- * interrupt handler) with one context holding the prelude and one design
- * doc's functions. Synchronous; the caller decides the thread.
- *
- * Calls return a stop instead of throwing when the guest was interrupted (its
- * deadline passed), ran out of memory, or its own code failed. A throw means
- * the WebAssembly instance itself failed (a trap): `EngineCrashed`, and the
- * module must not be used again.
+ * The sandboxing guest (guest.ts): a QuickJS runtime (its own heap, memory
+ * limit, stack limit and interrupt handler) with one context holding the
+ * prelude and one design doc's functions. A throw (`EngineCrashed`) means the
+ * WebAssembly instance itself failed (a trap), and the module must not be
+ * used again.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { IndexFunctionKind, SandboxLimits } from "../../ports/sandbox.js";
+import { classifyStop, EngineCrashed, type EngineLoader, type Guest, type GuestCall } from "./guest.js";
 import { GUEST_PRELUDE } from "./guest-prelude.js";
-
-export type GuestStop =
-  | { readonly ok: false; readonly reason: "interrupted" }
-  | { readonly ok: false; readonly reason: "memory" }
-  | { readonly ok: false; readonly reason: "error"; readonly message: string };
-
-export type GuestCall<T> = { readonly ok: true; readonly value: T } | GuestStop;
-
-export class EngineCrashed extends Error {
-  override readonly name = "EngineCrashed";
-}
+import { loadQuickJSModule } from "./wasm-module.js";
 
 /** Time the prelude may take to evaluate; it is ours and takes about a millisecond. */
 const PRELUDE_TIMEOUT_MS = 10_000;
@@ -31,7 +19,7 @@ const ENTRY_NAMES: readonly EntryName[] = ["compile", "refuse", "load", "loadRun
 
 const describeHostError = (error: unknown): string => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
-export class GuestEngine {
+export class GuestEngine implements Guest {
   private deadlineMs = 0;
   private readonly runtime: QuickJSRuntime;
   private readonly context: QuickJSContext;
@@ -131,16 +119,6 @@ export class GuestEngine {
   }
 }
 
-/** What escaped the prelude's own try/catch: only our interrupt, memory exhaustion, or a broken prelude. */
-const classifyStop = (thrown: unknown): GuestStop => {
-  const fields = typeof thrown === "object" && thrown !== null ? (thrown as Record<string, unknown>) : {};
-  if (fields.outOfMemory === true) return { ok: false, reason: "memory" };
-  if (fields.name === "InternalError" && fields.message === "interrupted") return { ok: false, reason: "interrupted" };
-  if (fields.name === "InternalError" && fields.message === "out of memory") return { ok: false, reason: "memory" };
-  const message = typeof fields.message === "string" ? `${String(fields.name)}: ${fields.message}` : JSON.stringify(thrown) ?? String(thrown);
-  return { ok: false, reason: "error", message: message.slice(0, 2000) };
-};
-
 /** A host-side exception from the bindings is a trap in the instance (or a host stack overflow): fatal for the module. */
 const crashGuard = <T>(action: () => T): T => {
   try {
@@ -150,3 +128,11 @@ const crashGuard = <T>(action: () => T): T => {
     throw new EngineCrashed(describeHostError(error));
   }
 };
+
+/** Guests in one QuickJS WebAssembly instance per load, each with `stackBytes` of guest stack. */
+export const quickJsGuests =
+  (stackBytes: number): EngineLoader =>
+  async () => {
+    const module = await loadQuickJSModule();
+    return (limits) => new GuestEngine(module, limits, stackBytes);
+  };

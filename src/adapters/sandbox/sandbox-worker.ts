@@ -6,12 +6,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { EngineHost } from "./engine-host.js";
 import type { SandboxReady, SandboxReply, SandboxRequest } from "./messages.js";
+import { quickJsGuests } from "./quickjs-engine.js";
 
 const port = parentPort;
 if (port === null) throw new Error("sandbox-worker must run in a worker thread");
 
 const { stackBytes } = workerData as { stackBytes: number };
-const host = new EngineHost(stackBytes);
+const host = new EngineHost(quickJsGuests(stackBytes));
 // Requests wait for the engine; the host's watchdog starts counting once we say we are ready.
 let queue: Promise<void> = host.start().then(() => port.postMessage({ ready: true } satisfies SandboxReady));
 
