@@ -55,6 +55,16 @@ const POLICIES = (process.env.SIM_POLICIES ?? "never,upholster,every-write").spl
 for (const policy of POLICIES) if (!["never", "upholster", "every-write"].includes(policy)) throw new Error(`SIM_POLICIES: unknown policy ${JSON.stringify(policy)}`);
 const SAMPLE_EVERY_MS = 60_000;
 const SETTLE_ROUNDS = Number(process.env.SIM_SETTLE_ROUNDS ?? 1);
+/**
+ * The engine that runs the workload's map functions: "node-vm" (default), V8
+ * in this thread, for functions we wrote ourselves; "quickjs", the sandbox
+ * user design docs get. Same rows either way, so the same results; the
+ * sandbox cost about a fifth of a simulated day (src/adapters/sandbox/node-vm-engine.ts).
+ */
+const SANDBOX_ENGINE = ((engine: string): "node-vm" | "quickjs" => {
+  if (engine === "node-vm" || engine === "quickjs") return engine;
+  throw new Error(`SIM_SANDBOX: expected node-vm or quickjs, got ${JSON.stringify(engine)}`);
+})(process.env.SIM_SANDBOX ?? "node-vm");
 /** SIM_TRACE=1: one line per sample on stderr (store totals, compactions), to diff two runs of a seed. */
 const TRACE = process.env.SIM_TRACE === "1";
 
@@ -114,9 +124,10 @@ function compactAfterEveryWrite(store: MemoryStore): { stats(): { compactions: n
 async function simulate(policy: Policy): Promise<Result> {
   const started = process.hrtime.bigint();
   const cpuStarted = process.cpuUsage();
-  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0) });
+  // Nothing here does real I/O or sets real timers: settling waits for microtasks, not event-loop turns.
+  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0), settle: "microtasks" });
   // Views built 5 s after writes (the store's default used to be so), map functions in this thread (deterministic).
-  const sandbox = createSandboxFactory({ thread: "main" });
+  const sandbox = createSandboxFactory({ thread: "main", engine: SANDBOX_ENGINE });
   // Its engine loads by wall-clock I/O: loaded while the clock still moved, it made the first builds
   // wait a load-dependent number of virtual seconds, and a seed did not replay the same (issue #8).
   await sandbox.ready();
@@ -163,8 +174,8 @@ async function simulate(policy: Policy): Promise<Result> {
   let nextSampleMs = scheduler.nowMs();
   while (scheduler.nowMs() < endMs) {
     workload.step(Math.round((WRITES_PER_SECOND * STEP_MS) / 1000));
-    // One event-loop turn per timer (the default is 5): with the sandbox ready, the store, the workload
-    // and the daemon settle in microtasks alone, which one turn drains (same output, less CPU).
+    // One settle round per timer (the default is 5): with the sandbox ready, the store, the workload
+    // and the daemon settle in microtasks alone, which one round drains (same output, less CPU).
     await scheduler.advanceByAsync(STEP_MS, SETTLE_ROUNDS);
     if (scheduler.nowMs() >= nextSampleMs) {
       const bytes = totalFile(store);
@@ -198,7 +209,7 @@ const mb = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
 
 async function main(): Promise<void> {
   console.log(
-    `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, default channels`,
+    `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, default channels, map functions in ${SANDBOX_ENGINE}`,
   );
   const results: Result[] = [];
   for (const policy of POLICIES) {
