@@ -59,7 +59,7 @@ const SETTLE_ROUNDS = Number(process.env.SIM_SETTLE_ROUNDS ?? 1);
  * The engine that runs the workload's map functions: "node-vm" (default), V8
  * in this thread, for functions we wrote ourselves; "quickjs", the sandbox
  * user design docs get. Same rows either way, so the same results; the
- * sandbox cost about a fifth of a simulated day (src/adapters/sandbox/node-vm-engine.ts).
+ * sandbox made the upholster row about 15% slower (src/adapters/sandbox/node-vm-engine.ts).
  */
 const SANDBOX_ENGINE = ((engine: string): "node-vm" | "quickjs" => {
   if (engine === "node-vm" || engine === "quickjs") return engine;
@@ -124,8 +124,7 @@ function compactAfterEveryWrite(store: MemoryStore): { stats(): { compactions: n
 async function simulate(policy: Policy): Promise<Result> {
   const started = process.hrtime.bigint();
   const cpuStarted = process.cpuUsage();
-  // Nothing here does real I/O or sets real timers: settling waits for microtasks, not event-loop turns.
-  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0), settle: "microtasks" });
+  const scheduler = new VirtualScheduler({ startMs: Date.UTC(2026, 10, 21, 0, 0, 0) });
   // Views built 5 s after writes (the store's default used to be so), map functions in this thread (deterministic).
   const sandbox = createSandboxFactory({ thread: "main", engine: SANDBOX_ENGINE });
   // Its engine loads by wall-clock I/O: loaded while the clock still moved, it made the first builds
@@ -174,8 +173,8 @@ async function simulate(policy: Policy): Promise<Result> {
   let nextSampleMs = scheduler.nowMs();
   while (scheduler.nowMs() < endMs) {
     workload.step(Math.round((WRITES_PER_SECOND * STEP_MS) / 1000));
-    // One settle round per timer (the default is 5): with the sandbox ready, the store, the workload
-    // and the daemon settle in microtasks alone, which one round drains (same output, less CPU).
+    // One event-loop turn per timer (the default is 5): with the sandbox ready, the store, the workload
+    // and the daemon settle in microtasks alone, which one turn drains (same output, less CPU).
     await scheduler.advanceByAsync(STEP_MS, SETTLE_ROUNDS);
     if (scheduler.nowMs() >= nextSampleMs) {
       const bytes = totalFile(store);

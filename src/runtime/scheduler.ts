@@ -76,28 +76,11 @@ export interface VirtualSchedulerOptions {
   readonly maxPendingTimers?: number;
   /** Default: every timer fires exactly on time. */
   readonly jitter?: TimerJitter;
-  /**
-   * What one settle round of the async advances waits for:
-   * - "event-loop" (default): a turn of the event loop (`setImmediate`), so
-   *   real I/O that completed meanwhile (a loopback request, a worker's
-   *   reply) is seen too;
-   * - "microtasks": only until the microtask queue has drained
-   *   (`process.nextTick` runs after it), for code that does no real I/O
-   *   and sets no real timers, e.g. a simulation on the memory store. The
-   *   same promise chains settle, without a loop turn each: bench:simulate
-   *   took 35% less time, with the same results.
-   */
-  readonly settle?: "event-loop" | "microtasks";
 }
 
 /** Lets promise chains started by a timer callback run to their next await on a real timer/IO. */
-const settleEventLoop = async (rounds: number): Promise<void> => {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
-
-/** Lets promise chains started by a timer callback run until they wait on something else than a promise. */
 const settleMicrotasks = async (rounds: number): Promise<void> => {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => process.nextTick(resolve));
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
 /**
@@ -108,10 +91,9 @@ const settleMicrotasks = async (rounds: number): Promise<void> => {
  * queued by a timer run only after the whole advance. When the code under test
  * is async (the runtime awaits store calls, then schedules the next timer),
  * use `advanceByAsync`/`advanceToAsync`/`runUntilIdleAsync`: they let the
- * event loop drain (a few `setImmediate` turns, or microtask drains: see the
- * `settle` option) before the first timer, after each firing and at the end,
- * so a timer scheduled from inside a `.then` is seen (and fired, if due) in
- * the same advance.
+ * event loop drain (a few `setImmediate` turns) before the first timer, after
+ * each firing and at the end, so a timer scheduled from inside a `.then` is
+ * seen (and fired, if due) in the same advance.
  */
 export class VirtualScheduler implements Scheduler {
   private currentMs: number;
@@ -120,13 +102,11 @@ export class VirtualScheduler implements Scheduler {
   private readonly timers: VirtualTimer[] = [];
   private readonly maxPendingTimers: number;
   private readonly jitter: TimerJitter | undefined;
-  private readonly settle: (rounds: number) => Promise<void>;
 
   constructor(options: VirtualSchedulerOptions = {}) {
     this.currentMs = options.startMs ?? 0;
     this.maxPendingTimers = options.maxPendingTimers ?? 1_000_000;
     this.jitter = options.jitter;
-    this.settle = options.settle === "microtasks" ? settleMicrotasks : settleEventLoop;
   }
 
   nowMs(): number {
@@ -189,31 +169,31 @@ export class VirtualScheduler implements Scheduler {
     return fired;
   }
 
-  /** `advanceBy` for async code: settles (the `settle` option) around each timer firing. */
+  /** `advanceBy` for async code: drains the event loop around each timer firing. */
   async advanceByAsync(ms: number, settleRounds = 5): Promise<number> {
     return this.advanceToAsync(this.currentMs + Math.max(0, ms), settleRounds);
   }
 
-  /** `advanceTo` for async code: settles (the `settle` option) around each timer firing. */
+  /** `advanceTo` for async code: drains the event loop around each timer firing. */
   async advanceToAsync(targetMs: number, settleRounds = 5): Promise<number> {
     let fired = 0;
-    await this.settle(settleRounds);
+    await settleMicrotasks(settleRounds);
     while (this.fireNextDue(targetMs)) {
       fired++;
-      await this.settle(settleRounds);
+      await settleMicrotasks(settleRounds);
     }
     if (targetMs > this.currentMs) this.currentMs = targetMs;
-    await this.settle(settleRounds);
+    await settleMicrotasks(settleRounds);
     return fired;
   }
 
   /** `runUntilIdle` for async code. */
   async runUntilIdleAsync(maxSteps = 10_000, settleRounds = 5): Promise<number> {
     let fired = 0;
-    await this.settle(settleRounds);
+    await settleMicrotasks(settleRounds);
     while (fired < maxSteps && this.fireNextDue(Infinity)) {
       fired++;
-      await this.settle(settleRounds);
+      await settleMicrotasks(settleRounds);
     }
     return fired;
   }
