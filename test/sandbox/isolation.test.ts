@@ -6,26 +6,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
-import type { FunctionOutcome, IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
+import type { IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingInto, emitsOf, maps } from "../support/sandbox.js";
 
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
 
 describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): isolation", (engine) => {
-  const factory = createSandboxFactory({ engine });
-
-  const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
-
-  const compiled = async (functions: IndexFunctionSource[]) => {
-    const result = await factory.compile(functions);
-    open.push(result.sandbox);
-    return result;
-  };
-
-  const emitsOf = (result: FunctionOutcome | undefined): readonly (readonly [unknown, unknown])[] => {
-    if (result === undefined || !result.ok || !("emits" in result)) throw new Error(`not a map success: ${JSON.stringify(result)}`);
-    return result.emits;
-  };
+  const compiled = compilingInto(createSandboxFactory({ engine }), open);
 
   it("gives each function its own copy of the document", async () => {
     const { sandbox } = await compiled(

@@ -5,24 +5,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
-import type { FunctionOutcome, IndexFunctionSource, IndexSandbox, SandboxLimits } from "../../src/ports/sandbox.js";
+import type { FunctionOutcome, IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingInto, emitsOf, maps } from "../support/sandbox.js";
 
 const factory = createSandboxFactory();
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
 
-const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
-
-const compiled = async (functions: IndexFunctionSource[], limits: Partial<SandboxLimits>) => {
-  const result = await factory.compile(functions, limits);
-  open.push(result.sandbox);
-  return result;
-};
-
-const emitsOf = (result: FunctionOutcome | undefined): readonly (readonly [unknown, unknown])[] => {
-  if (result === undefined || !result.ok || !("emits" in result)) throw new Error(`not a map success: ${JSON.stringify(result)}`);
-  return result.emits;
-};
+const compiled = compilingInto(factory, open);
 
 const docs = (count: number) => Array.from({ length: count }, (_, n) => ({ _id: `d${n}`, n }));
 

@@ -8,16 +8,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
 import type { IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingInto, maps } from "../support/sandbox.js";
 
-const factory = createSandboxFactory({ engine: "node-vm" });
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
+const compile = compilingInto(createSandboxFactory({ engine: "node-vm" }), open);
 
-const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
-
+/** Compiled without errors. */
 const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
-  const { sandbox, errors } = await factory.compile(functions);
-  open.push(sandbox);
+  const { sandbox, errors } = await compile(functions);
   expect(errors).toEqual([]);
   return sandbox;
 };

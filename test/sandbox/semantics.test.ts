@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
-import type { DocOutcome, FunctionOutcome, IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
+import type { DocOutcome, IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingInto, emitsOf, maps } from "../support/sandbox.js";
 
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
@@ -16,18 +17,11 @@ afterAll(() => open.forEach((sandbox) => sandbox.dispose()));
 describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): emit and the couchjs helpers", (engine) => {
   const factory = createSandboxFactory({ engine });
 
-  const maps = (...sources: string[]): IndexFunctionSource[] => sources.map((source, i) => ({ name: `f${i}`, kind: "map", source }));
-
+  const compile = compilingInto(factory, open);
   const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
-    const { sandbox, errors } = await factory.compile(functions);
-    open.push(sandbox);
+    const { sandbox, errors } = await compile(functions);
     expect(errors).toEqual([]);
     return sandbox;
-  };
-
-  const emitsOf = (result: FunctionOutcome | undefined): readonly (readonly [unknown, unknown])[] => {
-    if (result === undefined || !result.ok || !("emits" in result)) throw new Error(`not a map success: ${JSON.stringify(result)}`);
-    return result.emits;
   };
 
   const only = (outcomes: readonly DocOutcome[]): DocOutcome => {
