@@ -31,8 +31,6 @@
  *                        job_poll_interval_ms` applies to the CouchDB row
  */
 import { request } from "undici";
-import { isLeft } from "fp-ts/lib/Either.js";
-import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCouchStore } from "../src/adapters/couchdb-http/index.js";
@@ -41,30 +39,20 @@ import { createMemoryStatePort } from "../src/adapters/state/index.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
 import type { CompactionObject, DocWrite, JobHandle, Store } from "../src/ports/store.js";
 import { createUpholster } from "../src/runtime/upholster.js";
-import { parseIniText } from "../src/config/ini-file.js";
-import { decodeConfig } from "../src/config/load.js";
-import { formatConfigError, type IniSections } from "../src/core/shared/ini.js";
+import type { IniSections } from "../src/core/shared/ini.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
+import { formatConfigWarning } from "../src/config/unknown-keys.js";
+import { loadBenchConfig } from "./config-file.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
 const DOCS = Number(process.env.CHURN_DOCS ?? 2000);
 const CONFIG_PATH = process.env.CHURN_CONFIG;
 
-/**
- * upholster's config for its rows: the defaults, or CHURN_CONFIG's INI,
- * decoded whole here so that a bad file stops the bench before any row runs.
- */
-const loadChurnConfig = (path: string | undefined): { ini: IniSections; jobPollMs: number | undefined } => {
-  if (path === undefined || path === "") return { ini: {}, jobPollMs: undefined };
-  const parsed = parseIniText(readFileSync(path, "utf8"));
-  const decoded = decodeConfig(parsed.sections);
-  const errors = [...parsed.errors, ...(isLeft(decoded) ? decoded.left : [])];
-  if (isLeft(decoded) || errors.length > 0) throw new Error(`CHURN_CONFIG ${path}:\n${errors.map(formatConfigError).join("\n")}`);
-  const jobPollMs = parsed.sections.couchdb?.job_poll_interval_ms === undefined ? undefined : decoded.right.couchdb.jobPollIntervalMs;
-  return { ini: parsed.sections, jobPollMs };
-};
-const { ini: CONFIG, jobPollMs: configJobPollMs } = loadChurnConfig(CONFIG_PATH);
+/** upholster's config for its rows: the defaults, or CHURN_CONFIG's INI. */
+const LOADED = loadBenchConfig("CHURN_CONFIG", CONFIG_PATH);
+const CONFIG: IniSections = LOADED?.ini ?? {};
+const configJobPollMs = LOADED?.ini.couchdb?.job_poll_interval_ms === undefined ? undefined : LOADED.config.couchdb.jobPollIntervalMs;
 /** CHURN_JOB_POLL_MS, else CHURN_CONFIG's `[couchdb] job_poll_interval_ms`, else the adapter's default. */
 const JOB_POLL_MS = process.env.CHURN_JOB_POLL_MS === undefined ? configJobPollMs : Number(process.env.CHURN_JOB_POLL_MS);
 const BATCH = 200;
@@ -430,6 +418,8 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
 // --- main ------------------------------------------------------------------------------------------
 
 console.log(`bench:churn: ${DBS} dbs x ${DOCS} docs, batches of ${BATCH} updates back to back for ${SECONDS} s; upholster: ${CONFIG_PATH ? `CHURN_CONFIG ${CONFIG_PATH}` : "defaults"}${JOB_POLL_MS === undefined ? "" : `, job_poll_interval_ms ${JOB_POLL_MS}`}`);
+// A misspelt key decodes (as `upholster run` takes it) but tunes nothing: say so before the rows run.
+for (const warning of LOADED?.config.warnings ?? []) console.log(`CHURN_CONFIG: ${formatConfigWarning(warning)}`);
 let memoryRate = Number(process.env.CHURN_MEMORY_BATCHES_PER_SEC ?? 20);
 const url = process.env.COUCHDB_URL;
 if (url !== undefined && url !== "") {

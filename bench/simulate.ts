@@ -11,11 +11,12 @@
  * are comparable. Printed: total disk (db + view files) sampled every
  * simulated minute (peak and mean), bytes reclaimed, compactions run.
  *
- *   npm run bench:simulate                      # 1,000 dbs, 2 h: about a minute on the 2-core machine
+ *   npm run bench:simulate                      # 1,000 dbs, 2 h: about 20 s on the 2-core machine
  *   SIM_FULL_DAY=1 npm run bench:simulate       # 10,000 dbs, 24 h: about 2 minutes for never + upholster here
  *   SIM_DBS=2000 SIM_HOURS=6 npm run bench:simulate
  *   SIM_POLICIES=upholster SIM_FULL_DAY=1 npm run bench:simulate   # one row: the simulator's speed
  *   SIM_SANDBOX=quickjs npm run bench:simulate   # the workload's maps in the QuickJS sandbox (default: node-vm, same rows)
+ *   SIM_CONFIG=tuned.ini npm run bench:simulate   # a "tuned" row on your INI beside the defaults' row, and their ratios
  *
  * Each row also prints its speed: simulated time over wall time ("x real
  * time"), the memory store and the workload included. The bench runs itself
@@ -29,6 +30,8 @@ import { VirtualScheduler } from "../src/runtime/scheduler.js";
 import { createSandboxFactory } from "../src/adapters/sandbox/index.js";
 import { createCompactionDaemon } from "../src/runtime/compaction/daemon.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
+import { formatConfigWarning } from "../src/config/unknown-keys.js";
+import { loadBenchConfig } from "./config-file.js";
 
 /**
  * V8's young generation, MiB per semi-space. A simulated write leaves objects
@@ -52,8 +55,18 @@ const HOURS = Number(process.env.SIM_HOURS ?? (FULL_DAY ? 24 : 2));
 const WRITES_PER_SECOND = Number(process.env.SIM_WRITES_PER_SECOND ?? 20);
 const SEED = Number(process.env.SIM_SEED ?? 7);
 const STEP_MS = 1_000;
-const POLICIES = (process.env.SIM_POLICIES ?? "never,upholster,every-write").split(",").map((p) => p.trim()) as Policy[];
-for (const policy of POLICIES) if (!["never", "upholster", "every-write"].includes(policy)) throw new Error(`SIM_POLICIES: unknown policy ${JSON.stringify(policy)}`);
+/**
+ * SIM_CONFIG: a CouchDB-style INI (what `upholster run --config` reads) for
+ * the "tuned" row: the daemon on its `[smoosh]` sections, beside the
+ * defaults' "upholster" row on the same workload, so a tuning is proven here
+ * before production. Decoded whole first: a bad file names every bad field.
+ */
+const TUNED = loadBenchConfig("SIM_CONFIG", process.env.SIM_CONFIG);
+const POLICIES = (process.env.SIM_POLICIES ?? (TUNED === undefined ? "never,upholster,every-write" : "never,upholster,tuned")).split(",").map((p) => p.trim()) as Policy[];
+for (const policy of POLICIES) {
+  if (!["never", "upholster", "tuned", "every-write"].includes(policy)) throw new Error(`SIM_POLICIES: unknown policy ${JSON.stringify(policy)}`);
+  if (policy === "tuned" && TUNED === undefined) throw new Error("SIM_POLICIES: the tuned row needs SIM_CONFIG=file.ini");
+}
 const SAMPLE_EVERY_MS = 60_000;
 const SETTLE_ROUNDS = Number(process.env.SIM_SETTLE_ROUNDS ?? 1);
 /**
@@ -69,7 +82,7 @@ const SANDBOX_ENGINE = ((engine: string): "node-vm" | "quickjs" => {
 /** SIM_TRACE=1: one line per sample on stderr (store totals, compactions), to diff two runs of a seed. */
 const TRACE = process.env.SIM_TRACE === "1";
 
-type Policy = "upholster" | "never" | "every-write";
+type Policy = "upholster" | "tuned" | "never" | "every-write";
 
 interface Result {
   readonly policy: Policy;
@@ -149,11 +162,11 @@ async function simulate(policy: Policy): Promise<Result> {
 
   let stats = (): { compactions: number; reclaimedBytes: number } => ({ compactions: 0, reclaimedBytes: 0 });
   let finish = async (): Promise<void> => undefined;
-  if (policy === "upholster") {
+  if (policy === "upholster" || policy === "tuned") {
     const daemon = createCompactionDaemon({
       store,
       scheduler,
-      config: defaultSmooshConfig,
+      config: policy === "tuned" && TUNED !== undefined ? TUNED.config.smoosh : defaultSmooshConfig,
       logger: silentLogger,
       events: store.createEventSource(),
     });
@@ -209,8 +222,11 @@ const mb = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MiB`;
 
 async function main(): Promise<void> {
   console.log(
-    `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, default channels, map functions in ${SANDBOX_ENGINE}`,
+    `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, map functions in ${SANDBOX_ENGINE}; ` +
+      `upholster: default channels${TUNED === undefined ? "" : `; tuned: SIM_CONFIG ${process.env.SIM_CONFIG}`}`,
   );
+  // A misspelt key decodes (as `upholster run` takes it) but tunes nothing: say so before hours of simulation.
+  for (const warning of TUNED?.config.warnings ?? []) console.log(`SIM_CONFIG: ${formatConfigWarning(warning)}`);
   const results: Result[] = [];
   for (const policy of POLICIES) {
     const r = await simulate(policy);
@@ -223,7 +239,16 @@ async function main(): Promise<void> {
     );
   }
   const find = (policy: Policy): Result | undefined => results.find((r) => r.policy === policy);
-  const [never, upholster, every] = [find("never"), find("upholster"), find("every-write")];
+  const [never, upholster, tuned, every] = [find("never"), find("upholster"), find("tuned"), find("every-write")];
+  if (tuned !== undefined && never !== undefined) {
+    console.log(`tuned vs never:           mean disk ${(tuned.meanBytes / never.meanBytes).toFixed(3)}x, peak ${(tuned.peakBytes / never.peakBytes).toFixed(3)}x`);
+  }
+  if (tuned !== undefined && upholster !== undefined) {
+    console.log(
+      `tuned vs upholster:       mean disk ${(tuned.meanBytes / upholster.meanBytes).toFixed(3)}x, peak ${(tuned.peakBytes / upholster.peakBytes).toFixed(3)}x, ` +
+        `compactions ${(tuned.compactions / Math.max(1, upholster.compactions)).toFixed(3)}x`,
+    );
+  }
   if (upholster === undefined) return;
   if (never !== undefined) {
     console.log(
