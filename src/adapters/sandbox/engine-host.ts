@@ -31,7 +31,7 @@ export class EngineHost {
   /** @param loadEngine loads the engine (again after it crashed) */
   constructor(private readonly loadEngine: EngineLoader) {}
 
-  /** Loads the WebAssembly instance ahead of the first request (it is loaded on demand otherwise). */
+  /** Loads the engine (QuickJS: its WebAssembly instance) ahead of the first request (it is loaded on demand otherwise). */
   async start(): Promise<void> {
     await this.loadedEngine().catch(() => undefined);
   }
@@ -40,7 +40,7 @@ export class EngineHost {
     try {
       return this.dispatch(request, await this.loadedEngine());
     } catch (error) {
-      if (error instanceof EngineCrashed) this.abandonModule();
+      if (error instanceof EngineCrashed) this.abandonEngine();
       return { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
     }
   }
@@ -106,7 +106,7 @@ export class EngineHost {
   }
 
   /** The engine failed (a trap): nothing in it can be trusted or freed; guests are rebuilt in a new one. */
-  private abandonModule(): void {
+  private abandonEngine(): void {
     this.guests = undefined;
     for (const record of this.sandboxes.values()) record.engine = undefined;
   }
