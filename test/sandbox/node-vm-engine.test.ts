@@ -45,6 +45,19 @@ describe("sandbox engine node-vm", () => {
     ]);
   });
 
+  it("a `.then` a function leaves behind never runs, in the batch or after it (as in QuickJS)", async () => {
+    const sandbox = await compiled(maps("function(doc){ Promise.resolve().then(function(){ emit('late', doc._id); }); emit(doc._id, 1); }"));
+    const out = await sandbox.run([{ _id: "a" }, { _id: "b" }]);
+    expect(out.map((doc) => doc.results[0])).toEqual([
+      { ok: true, emits: [["a", 1]] },
+      { ok: true, emits: [["b", 1]] },
+    ]);
+    // On the process's own queue the callback ran here, outside any run: its emit threw, and the rejection ended the process.
+    await new Promise((resolve) => setImmediate(resolve));
+    const [again] = await sandbox.run([{ _id: "c" }]);
+    expect(again!.results[0]).toEqual({ ok: true, emits: [["c", 1]] });
+  });
+
   it("runs in this thread: a run settles in microtasks, before the event loop turns", async () => {
     const sandbox = await compiled(maps("function(doc){ emit(doc._id, 1); }"));
     await sandbox.run([{ _id: "warm" }]);

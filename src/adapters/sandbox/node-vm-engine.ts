@@ -6,7 +6,10 @@
  * process's heap and thread: nothing limits a function's time (vm's own
  * `timeout` starts a watchdog per call, about 95 µs, more than a whole batch
  * of this engine) or memory, and Node says plainly that vm is no security
- * mechanism. It exists for functions the caller wrote itself, where the
+ * mechanism. Promise rejections are tracked for the whole process: a
+ * function that leaves a promise rejected without a handler ends the process
+ * as Node ends it for any code (unless the embedder handles
+ * `unhandledRejection`). It exists for functions the caller wrote itself, where the
  * sandbox's cost buys nothing: `bench:simulate`'s workload, whose
  * one-line map ran about 17 µs a call in QuickJS and 1.6 µs here.
  *
@@ -35,7 +38,11 @@ export class NodeVmGuest implements Guest {
   constructor() {
     try {
       // A context of its own: a function that replaces a global changes only this design doc's.
-      this.entries = vm.runInNewContext(GUEST_PRELUDE, {}, { filename: "prelude.js" }) as PreludeEntries;
+      // Its own microtask queue too, which calls from the host never drain: a `.then` a function
+      // leaves behind never runs (as in QuickJS, whose pending jobs the host never runs). On the
+      // shared queue it ran after the batch, where its emit threw and the rejection ended the process.
+      const context = vm.createContext({}, { microtaskMode: "afterEvaluate" });
+      this.entries = vm.runInContext(GUEST_PRELUDE, context, { filename: "prelude.js" }) as PreludeEntries;
     } catch (error) {
       throw new EngineCrashed(`the prelude failed to load: ${String(error)}`);
     }
