@@ -41,8 +41,7 @@ import type { CompactionObject, DocWrite, JobHandle, Store } from "../src/ports/
 import { createUpholster } from "../src/runtime/upholster.js";
 import type { IniSections } from "../src/core/shared/ini.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
-import { formatConfigWarning } from "../src/config/unknown-keys.js";
-import { loadBenchConfig } from "./config-file.js";
+import { configWarningLines, loadBenchConfig } from "./config-file.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
@@ -418,8 +417,7 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
 // --- main ------------------------------------------------------------------------------------------
 
 console.log(`bench:churn: ${DBS} dbs x ${DOCS} docs, batches of ${BATCH} updates back to back for ${SECONDS} s; upholster: ${CONFIG_PATH ? `CHURN_CONFIG ${CONFIG_PATH}` : "defaults"}${JOB_POLL_MS === undefined ? "" : `, job_poll_interval_ms ${JOB_POLL_MS}`}`);
-// A misspelt key decodes (as `upholster run` takes it) but tunes nothing: say so before the rows run.
-for (const warning of LOADED?.config.warnings ?? []) console.log(`CHURN_CONFIG: ${formatConfigWarning(warning)}`);
+for (const line of configWarningLines("CHURN_CONFIG", LOADED)) console.log(line);
 let memoryRate = Number(process.env.CHURN_MEMORY_BATCHES_PER_SEC ?? 20);
 const url = process.env.COUCHDB_URL;
 if (url !== undefined && url !== "") {

@@ -7,6 +7,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import { readFileSync } from "node:fs";
 import { parseIniText } from "../src/config/ini-file.js";
 import { decodeConfig, type UpholsterConfig } from "../src/config/load.js";
+import { formatConfigWarning } from "../src/config/unknown-keys.js";
 import { formatConfigError, type IniSections } from "../src/core/shared/ini.js";
 
 export interface BenchConfig {
@@ -24,3 +25,10 @@ export const loadBenchConfig = (variable: string, path: string | undefined): Ben
   if (isLeft(decoded) || errors.length > 0) throw new Error(`${variable} ${path}:\n${errors.map(formatConfigError).join("\n")}`);
   return { ini: parsed.sections, config: decoded.right };
 };
+
+/**
+ * A line per unknown key, to print before the rows run: a misspelt key decodes
+ * (as `upholster run` takes it) but tunes nothing.
+ */
+export const configWarningLines = (variable: string, loaded: BenchConfig | undefined): string[] =>
+  (loaded?.config.warnings ?? []).map((warning) => `${variable}: ${formatConfigWarning(warning)}`);

@@ -30,8 +30,7 @@ import { VirtualScheduler } from "../src/runtime/scheduler.js";
 import { createSandboxFactory } from "../src/adapters/sandbox/index.js";
 import { createCompactionDaemon } from "../src/runtime/compaction/daemon.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
-import { formatConfigWarning } from "../src/config/unknown-keys.js";
-import { loadBenchConfig } from "./config-file.js";
+import { configWarningLines, loadBenchConfig } from "./config-file.js";
 
 /**
  * V8's young generation, MiB per semi-space. A simulated write leaves objects
@@ -225,8 +224,7 @@ async function main(): Promise<void> {
     `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, map functions in ${SANDBOX_ENGINE}; ` +
       `upholster: default channels${TUNED === undefined ? "" : `; tuned: SIM_CONFIG ${process.env.SIM_CONFIG}`}`,
   );
-  // A misspelt key decodes (as `upholster run` takes it) but tunes nothing: say so before hours of simulation.
-  for (const warning of TUNED?.config.warnings ?? []) console.log(`SIM_CONFIG: ${formatConfigWarning(warning)}`);
+  for (const line of configWarningLines("SIM_CONFIG", TUNED)) console.log(line);
   const results: Result[] = [];
   for (const policy of POLICIES) {
     const r = await simulate(policy);

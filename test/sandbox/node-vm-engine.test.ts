@@ -7,19 +7,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
-import type { IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
-import { compilingInto, maps } from "../support/sandbox.js";
+import type { IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingCleanly, maps } from "../support/sandbox.js";
 
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
-const compile = compilingInto(createSandboxFactory({ engine: "node-vm" }), open);
-
-/** Compiled without errors. */
-const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
-  const { sandbox, errors } = await compile(functions);
-  expect(errors).toEqual([]);
-  return sandbox;
-};
+const compiled = compilingCleanly(createSandboxFactory({ engine: "node-vm" }), open);
 
 describe("sandbox engine node-vm", () => {
   it("V8's stack overflow is an exception of that function on that document", async () => {

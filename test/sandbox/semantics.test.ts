@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createSandboxFactory } from "../../src/adapters/sandbox/index.js";
-import type { DocOutcome, IndexFunctionSource, IndexSandbox } from "../../src/ports/sandbox.js";
-import { compilingInto, emitsOf, maps } from "../support/sandbox.js";
+import type { DocOutcome, IndexSandbox } from "../../src/ports/sandbox.js";
+import { compilingCleanly, emitsOf, maps } from "../support/sandbox.js";
 
 const open: IndexSandbox[] = [];
 afterEach(() => open.splice(0).forEach((sandbox) => sandbox.dispose()));
@@ -17,12 +17,7 @@ afterAll(() => open.forEach((sandbox) => sandbox.dispose()));
 describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): emit and the couchjs helpers", (engine) => {
   const factory = createSandboxFactory({ engine });
 
-  const compile = compilingInto(factory, open);
-  const compiled = async (functions: IndexFunctionSource[]): Promise<IndexSandbox> => {
-    const { sandbox, errors } = await compile(functions);
-    expect(errors).toEqual([]);
-    return sandbox;
-  };
+  const compiled = compilingCleanly(factory, open);
 
   const only = (outcomes: readonly DocOutcome[]): DocOutcome => {
     expect(outcomes).toHaveLength(1);

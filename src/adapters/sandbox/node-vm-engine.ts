@@ -9,9 +9,11 @@
  * mechanism. Promise rejections are tracked for the whole process: a
  * function that leaves a promise rejected without a handler ends the process
  * as Node ends it for any code (unless the embedder handles
- * `unhandledRejection`). It exists for functions the caller wrote itself, where the
- * sandbox's cost buys nothing: `bench:simulate`'s workload, whose
- * one-line map ran about 17 µs a call in QuickJS and 1.6 µs here.
+ * `unhandledRejection`).
+ *
+ * It exists for functions the caller wrote itself, where the sandbox's cost
+ * buys nothing: `bench:simulate`'s workload, whose one-line map ran about
+ * 17 µs a call in QuickJS and 1.6 µs here.
  *
  * Outputs are the sandbox's: the prelude serializes rows itself and the host
  * decodes the same text (the semantics tests run on both engines).
