@@ -108,6 +108,10 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       // Usually empty (priority 0, one cheap check), but not always: a feed that
       // polls, or a restart, can first see a db that was created and filled meanwhile.
       noteUpdates(d, { kind: "db", db: event.db }, 1);
+      // Heard created: it had no design docs then, and any written since come as
+      // design-doc-updated (the stores' event sources list a new db's once it has
+      // documents). Rescans list it no more than a db once listed with none.
+      if (!d.state.ddocCounts.has(event.db)) noteDesignDocs(d, event.db, 0);
       return;
     case "db-deleted":
       dropDb(d, event.db);

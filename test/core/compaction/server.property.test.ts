@@ -225,4 +225,37 @@ describe("the reducer under random event sequences", () => {
       }),
     );
   });
+
+  it("a rescan lists a db's design docs unless the daemon knows it has none: heard created (empty) or listed with none, and no design doc event since", () => {
+    const eventArb = fc.record({ type: fc.constantFrom("db-created", "db-deleted", "design-doc-updated", "rescan"), db: fc.constantFrom(...DBS) });
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 30 }), fc.subarray(DBS), (events, withDdocs) => {
+        const sim = new Sim(configFrom({ smoosh: { rescan_interval: "0", wait_secs: "0" } }), () => "missing", DBS, (db) => (withDdocs.includes(db) ? ["_design/x"] : []));
+        // The model: what the daemon knows of each db's design docs (undefined: nothing).
+        const known = new Map<string, boolean>();
+        for (const event of events) {
+          if (event.type === "rescan") {
+            const before = sim.effectsOf("list-design-docs").length;
+            sim.send({ type: "events-missed" });
+            sim.runToQuiescence();
+            const listed = sim.effectsOf("list-design-docs").slice(before).map((e) => e.db).sort();
+            expect(listed).toEqual(DBS.filter((db) => known.get(db) !== false));
+            for (const db of DBS) known.set(db, withDdocs.includes(db) && known.get(db) !== false);
+            continue;
+          }
+          if (event.type === "db-created") {
+            sim.send({ type: "db-created", db: event.db });
+            if (!known.has(event.db)) known.set(event.db, false);
+          } else if (event.type === "db-deleted") {
+            sim.send({ type: "db-deleted", db: event.db });
+            known.delete(event.db);
+          } else {
+            sim.send({ type: "design-doc-updated", db: event.db, ddoc: "_design/x" });
+            known.set(event.db, true);
+          }
+          sim.runToQuiescence();
+        }
+      }),
+    );
+  });
 });

@@ -51,6 +51,30 @@ describe("smoosh reducer examples", () => {
     expect(sim.effectsOf("list-dbs").map((e) => e.purpose)).toEqual(["rescan"]);
   });
 
+  it("a rescan lists the design docs of dbs it never heard created, and of the others only once a design doc event came", () => {
+    const ddocs = (db: string): string[] => (db === "a" || db === "old" ? ["_design/v"] : []);
+    const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => bigDb({ fileBytes: 1, activeBytes: 1 }), ["a", "b", "old"], ddocs, T0);
+    const rescanListed = (): string[] => {
+      const before = sim.effectsOf("list-design-docs").length;
+      sim.send({ type: "events-missed" });
+      sim.runToQuiescence();
+      return sim.effectsOf("list-design-docs").slice(before).map((e) => e.db).sort();
+    };
+    sim.send({ type: "db-created", db: "a" });
+    sim.send({ type: "db-created", db: "b" });
+    sim.runToQuiescence();
+    // a and b were empty when created: only "old" (there before the daemon listened) is listed.
+    expect(rescanListed()).toEqual(["old"]);
+    sim.send({ type: "design-doc-updated", db: "a", ddoc: "_design/v" });
+    sim.runToQuiescence();
+    expect(rescanListed()).toEqual(["a", "old"]);
+    // Deleted and created again: empty again, so no listing for it.
+    sim.send({ type: "db-deleted", db: "a" });
+    sim.send({ type: "db-created", db: "a" });
+    sim.runToQuiescence();
+    expect(rescanListed()).toEqual(["old"]);
+  });
+
   it("precheck: priority 0 now skips the start, a running compaction is adopted", () => {
     let info = bigDb();
     const sim = new Sim(configFrom({ smoosh: { ...base, wait_secs: "0" } }), () => info, [], () => [], T0);
