@@ -31,7 +31,7 @@
  *                        job_poll_interval_ms` applies to the CouchDB row
  */
 import { request } from "undici";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, request as httpRequest, type ClientRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createCouchStore } from "../src/adapters/couchdb-http/index.js";
 import { createMemoryStore, createRandom, type MemoryStore, type Random } from "../src/adapters/memory/index.js";
@@ -308,6 +308,7 @@ async function countingProxy(target: CouchTarget): Promise<{ url: string; counts
     if (/^\/[^/_][^/]*$/.test(p)) return `${method} /{db}`;
     return `${method} other`;
   };
+  const upstreams = new Set<ClientRequest>();
   const server: Server = createServer((req, res) => {
     const kind = kindOf(req.method ?? "GET", req.url ?? "/");
     counts[kind] = (counts[kind] ?? 0) + 1;
@@ -319,6 +320,11 @@ async function countingProxy(target: CouchTarget): Promise<{ url: string; counts
       },
     );
     out.on("error", () => res.destroy());
+    // A client that goes away (the continuous _db_updates feed, when the store closes) takes its
+    // upstream request along: left open, its heartbeats kept this process alive after the run.
+    res.on("close", () => out.destroy());
+    upstreams.add(out);
+    out.on("close", () => upstreams.delete(out));
     req.pipe(out);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -333,6 +339,7 @@ async function countingProxy(target: CouchTarget): Promise<{ url: string; counts
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const out of upstreams) out.destroy();
         server.close(() => resolve());
       }),
   };
