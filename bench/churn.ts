@@ -9,8 +9,10 @@
  * settings, and with CHURN_COUCH_SMOOSH=1 CouchDB's own smoosh. Printed per
  * row: mean and peak file, mean file/active, compactions, upholster's
  * requests per db update (every request it makes, through a counting proxy;
- * a db update is one bulk write), and the write amplification (bytes
- * rewritten by compaction per byte the churn appended).
+ * a db update is one bulk write; also per second and per compaction, which
+ * unlike the per-update figure do not follow the server's write rate), and
+ * the write amplification (bytes rewritten by compaction per byte the churn
+ * appended).
  *
  * upholster starts first, as a daemon that runs all along would have: the
  * dbs are created and filled, and the churn begins once its channels have
@@ -135,6 +137,10 @@ const printTable = (title: string, rows: readonly RowResult[]): void => {
   for (const line of lines) console.log(`| ${line.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`);
   for (const row of rows) {
     if (Object.keys(row.requestKinds).length > 0) console.log(`  ${row.who} requests: ${JSON.stringify(row.requestKinds)}`);
+    // Per update the cost follows the server's write rate; per second and per compaction it does not (docs/benchmarks.md).
+    if (row.requests !== undefined && row.compactions !== undefined && row.compactions > 0) {
+      console.log(`  ${row.who}: ${(row.requests / SECONDS).toFixed(2)} requests/s, ${(row.requests / row.compactions).toFixed(2)} requests per compaction`);
+    }
   }
   const base = rows.find((r) => r.who === "no compaction");
   for (const row of rows) {
