@@ -3,8 +3,9 @@
  * (at most `max_info_requests` listings at once; the rest wait in bounded
  * FIFOs). Operator scopes are served at once and force the checks that
  * follow. Rescans spend the check budget (one token a listing) and list only
- * dbs that had design docs when last listed, or were never listed: a server of
- * 100,000 dbs without views is not asked 100,000 times an hour.
+ * dbs that had design docs when last listed, or were never listed nor heard
+ * created (a new db has none; later ones come as design doc events): a server
+ * of 100,000 dbs without views is not asked 100,000 times an hour.
  */
 import { backgroundCheck, forceCheck, noteBackgroundToken, takeToken } from "./checks.js";
 import { BoundedFifo } from "../shared/persistent.js";
@@ -58,7 +59,7 @@ export const pumpRescanListings = (d: Draft): void => {
   }
 };
 
-/** Whether a rescan should list `db`'s design docs: it had some, or was never listed. */
+/** Whether a rescan should list `db`'s design docs: it had some, or was never listed (nor heard created, empty). */
 const worthListing = (d: Draft, db: DbName): boolean => (d.state.ddocCounts.get(db) ?? 1) > 0;
 
 const requestRescanListing = (d: Draft, db: DbName): void => {
