@@ -73,12 +73,26 @@ const requestRescanListing = (d: Draft, db: DbName): void => {
   update(d, { rescanListings: fifo });
 };
 
-/** A design doc was written: the db has design docs (its next rescan lists them). */
-export const noteDesignDocs = (d: Draft, db: DbName, count: number): void => {
+/** How many design docs (and geo index files) `db` has, as last learnt: rescans list only dbs with some. */
+const noteDesignDocs = (d: Draft, db: DbName, count: number): void => {
   const counts = d.state.ddocCounts;
   // Bounded: a db not remembered is simply listed again at the next rescan.
   if (!counts.has(db) && counts.size >= d.state.config.maxPendingChecks) return;
   update(d, { ddocCounts: counts.set(db, count) });
+};
+
+/**
+ * A db was heard created: it had no design docs then, and any written since
+ * come as design doc events (the stores' event sources list a new db's once
+ * it has documents), so rescans skip it as a db once listed with none.
+ */
+export const noteDbCreated = (d: Draft, db: DbName): void => {
+  if (!d.state.ddocCounts.has(db)) noteDesignDocs(d, db, 0);
+};
+
+/** A design doc was written: the db has design docs (its next rescan lists them). */
+export const noteDesignDocWritten = (d: Draft, db: DbName): void => {
+  if ((d.state.ddocCounts.get(db) ?? 0) === 0) noteDesignDocs(d, db, 1);
 };
 
 export const onListingDone = (d: Draft, db: DbName, purpose: ListPurpose): void => {

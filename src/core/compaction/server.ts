@@ -14,7 +14,7 @@ import { emptyCheckQueues } from "./check-queues.js";
 import { forceCheck, noteUpdates, onChecksAnswered, pumpBackgroundChecks, pumpDueChecks, pumpForcedChecks, rideAlong } from "./checks.js";
 import { maybeCheckpoint, maybeRescan, scheduleTick } from "./housekeeping.js";
 import { forgetReads, lookAtRunningJobs, rememberReads, settleAhead } from "./job-looks.js";
-import { noteDesignDocs, onDbsListed, onDesignDocsListed, onListingDone, pumpListings, pumpRescanListings } from "./listings.js";
+import { noteDbCreated, noteDesignDocWritten, onDbsListed, onDesignDocsListed, onListingDone, pumpListings, pumpRescanListings } from "./listings.js";
 import {
   fireDueRetries,
   onJobFailed,
@@ -108,17 +108,14 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       // Usually empty (priority 0, one cheap check), but not always: a feed that
       // polls, or a restart, can first see a db that was created and filled meanwhile.
       noteUpdates(d, { kind: "db", db: event.db }, 1);
-      // Heard created: it had no design docs then, and any written since come as
-      // design-doc-updated (the stores' event sources list a new db's once it has
-      // documents). Rescans list it no more than a db once listed with none.
-      if (!d.state.ddocCounts.has(event.db)) noteDesignDocs(d, event.db, 0);
+      noteDbCreated(d, event.db);
       return;
     case "db-deleted":
       dropDb(d, event.db);
       return;
     case "design-doc-updated":
       // index_cleanup: a changed design doc may leave old index files behind.
-      if ((d.state.ddocCounts.get(event.db) ?? 0) === 0) noteDesignDocs(d, event.db, 1);
+      noteDesignDocWritten(d, event.db);
       noteUpdates(d, cleanupOf(event.db), 1);
       noteUpdates(d, { kind: "view", db: event.db, ddoc: event.ddoc }, 1);
       return;
