@@ -131,6 +131,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   private readonly views: MemoryViews;
   private readonly logger: Logger;
   private available = true;
+  /** Dbs deleted so far: while it holds still, a db seen to exist still does (see `deletedDbCount`). */
+  private dbsDeleted = 0;
 
   constructor(options: MemoryStoreOptions) {
     this.scheduler = options.scheduler;
@@ -203,6 +205,14 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     return this.dbs.has(name);
   }
 
+  /**
+   * How many dbs were deleted so far. A writer that saw its db exist need
+   * not ask again until this changes (the workload asked before every write).
+   */
+  deletedDbCount(): number {
+    return this.dbsDeleted;
+  }
+
   createDb(name: DbName, options: { readonly diskFormatVersion?: number } = {}): CreateDbResult {
     const problem = dbNameProblem(name);
     if (problem !== undefined) return { ok: false, error: "illegal_database_name", reason: problem };
@@ -219,6 +229,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   /** Returns false when there was no such db. Running jobs on it fail ("database deleted"). */
   deleteDb(name: DbName): boolean {
     if (!this.dbs.delete(name)) return false;
+    this.dbsDeleted++;
     this.indexTimers.get(name)?.();
     this.indexTimers.delete(name);
     this.faults.delete(name);

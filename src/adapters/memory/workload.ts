@@ -76,9 +76,15 @@ export interface Workload {
 interface DbState {
   readonly name: DbName;
   readonly withViews: boolean;
-  /** Live doc ids and their current revs; ids in an array for O(1) random pick and swap-remove. */
+  /**
+   * Live doc ids and their current revs, at the same index: an array for
+   * O(1) random pick and swap-remove, and the rev found where the id was
+   * picked (a Map of revs per db was a lookup in cold memory per operation).
+   */
   readonly ids: string[];
-  readonly revs: Map<string, string>;
+  readonly revs: string[];
+  /** `store.deletedDbCount()` when this db was last seen to exist: until it changes, it still does. */
+  existsAsOfDeletions: number;
   nextDocNumber: number;
   ddocRev: string | undefined;
   viewGeneration: number;
@@ -100,7 +106,8 @@ export function createWorkload(options: WorkloadOptions): Workload {
     name: `${prefix}${String(index).padStart(3, "0")}`,
     withViews: index < Math.round(dbCount * Math.min(1, Math.max(0, options.ddocFraction))),
     ids: [],
-    revs: new Map(),
+    revs: [],
+    existsAsOfDeletions: -1,
     nextDocNumber: 0,
     ddocRev: undefined,
     viewGeneration: 0,
@@ -122,11 +129,15 @@ export function createWorkload(options: WorkloadOptions): Workload {
   };
 
   const ensure = (state: DbState): void => {
+    // Asked of the store only after some db was deleted: a lookup per operation was measurable in bench:simulate.
+    const deletions = store.deletedDbCount();
+    if (state.existsAsOfDeletions === deletions) return;
+    state.existsAsOfDeletions = deletions;
     if (store.dbExists(state.name)) return;
     // Created (again, if someone deleted it): what we knew about its docs is gone.
     store.createDb(state.name);
     state.ids.length = 0;
-    state.revs.clear();
+    state.revs.length = 0;
     state.ddocRev = undefined;
     if (state.withViews) putViews(state);
   };
@@ -137,10 +148,14 @@ export function createWorkload(options: WorkloadOptions): Workload {
     isSetUp = true;
   };
 
-  const forget = (state: DbState, id: string, index: number): void => {
-    const last = state.ids.pop();
-    if (last !== undefined && index < state.ids.length) state.ids[index] = last;
-    state.revs.delete(id);
+  /** Swap-remove the doc at `index` (its id and rev). */
+  const forget = (state: DbState, index: number): void => {
+    const lastId = state.ids.pop();
+    const lastRev = state.revs.pop();
+    if (lastId !== undefined && lastRev !== undefined && index < state.ids.length) {
+      state.ids[index] = lastId;
+      state.revs[index] = lastRev;
+    }
   };
 
   const operate = (): void => {
@@ -160,10 +175,10 @@ export function createWorkload(options: WorkloadOptions): Workload {
     if (hasDocs && roll < options.deleteFraction) {
       const index = random.int(state.ids.length);
       const id = state.ids[index];
-      const rev = id === undefined ? undefined : state.revs.get(id);
+      const rev = state.revs[index];
       if (id === undefined || rev === undefined) return;
       const result = store.deleteDoc(state.name, id, rev);
-      forget(state, id, index);
+      forget(state, index);
       if (result.ok) counters.deletes++;
       else counters.rejected++;
       return;
@@ -175,15 +190,15 @@ export function createWorkload(options: WorkloadOptions): Workload {
       if (id === undefined) return;
       const result = store.putDoc(state.name, {
         _id: id,
-        _rev: state.revs.get(id),
+        _rev: state.revs[index],
         n: state.nextDocNumber++,
         padding,
       });
       if (result.ok) {
-        state.revs.set(id, result.rev);
+        state.revs[index] = result.rev;
         counters.updates++;
       } else {
-        forget(state, id, index);
+        forget(state, index);
         counters.rejected++;
       }
       return;
@@ -192,7 +207,7 @@ export function createWorkload(options: WorkloadOptions): Workload {
     const result = store.putDoc(state.name, { _id: id, n: state.nextDocNumber++, padding });
     if (result.ok) {
       state.ids.push(id);
-      state.revs.set(id, result.rev);
+      state.revs.push(result.rev);
       counters.inserts++;
     } else counters.rejected++;
   };
