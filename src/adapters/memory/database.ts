@@ -8,6 +8,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import type { ChangeRow, ChangesPage, ChangesQuery, DocWriteResult, StoredDoc } from "../../ports/store.js";
 import { docIdProblem, isDesignDocId } from "./names.js";
 import { makeRev, revGeneration } from "./revisions.js";
+import { detachedLedger, type ByteLedger } from "./byte-ledger.js";
 import {
   batchOverheadBytes,
   compactedFileBytes,
@@ -77,23 +78,58 @@ export class MemoryDatabase {
   private logIds: string[] = [];
   private staleLogEntries = 0;
 
+  /** The store's running totals, told of every size change here (see byte-ledger.ts). */
+  private ledger: ByteLedger;
+  private fileBytesNow: number;
+  private activeBytesNow = 0;
+  private appendedBytesNow = 0;
+
   updateSeq = 0;
   compactedSeq: number | undefined = undefined;
-  fileBytes: number;
-  activeBytes = 0;
   docCount = 0;
   docDelCount = 0;
   /** Live documents that are not design docs: what view indexes index. */
   liveDataDocs = 0;
   diskFormatVersion: number;
-  /** Every byte ever appended, compactions aside: catch-up passes measure what was written meanwhile. */
-  appendedBytesTotal = 0;
 
-  constructor(name: string, model: StorageModel, options: DatabaseOptions = {}) {
+  constructor(name: string, model: StorageModel, options: DatabaseOptions = {}, ledger: ByteLedger = detachedLedger()) {
     this.name = name;
     this.model = model;
-    this.fileBytes = model.headerBytes;
+    this.ledger = ledger;
+    this.fileBytesNow = model.headerBytes;
+    ledger.dbFileBytes += model.headerBytes;
     this.diskFormatVersion = options.diskFormatVersion ?? model.currentDiskFormatVersion;
+  }
+
+  get fileBytes(): number {
+    return this.fileBytesNow;
+  }
+
+  get activeBytes(): number {
+    return this.activeBytesNow;
+  }
+
+  /** Every byte ever appended, compactions aside: catch-up passes measure what was written meanwhile. */
+  get appendedBytesTotal(): number {
+    return this.appendedBytesNow;
+  }
+
+  /** The db left the store: its bytes leave the totals, and what it does from now on does not count. */
+  detach(): void {
+    this.ledger.dbFileBytes -= this.fileBytesNow;
+    this.ledger.dbActiveBytes -= this.activeBytesNow;
+    this.ledger.dbAppendedBytes -= this.appendedBytesNow;
+    this.ledger = detachedLedger();
+  }
+
+  private setFileBytes(bytes: number): void {
+    this.ledger.dbFileBytes += bytes - this.fileBytesNow;
+    this.fileBytesNow = bytes;
+  }
+
+  private addActiveBytes(delta: number): void {
+    this.ledger.dbActiveBytes += delta;
+    this.activeBytesNow += delta;
   }
 
   get needsUpgrade(): boolean {
@@ -128,8 +164,9 @@ export class MemoryDatabase {
     if (written.length > 0) {
       let appended = batchOverheadBytes(this.model, written.length, this.docs.size);
       for (const record of written) appended += record.entryBytes;
-      this.fileBytes += appended;
-      this.appendedBytesTotal += appended;
+      this.setFileBytes(this.fileBytesNow + appended);
+      this.appendedBytesNow += appended;
+      this.ledger.dbAppendedBytes += appended;
     }
     return { results, written };
   }
@@ -188,7 +225,7 @@ export class MemoryDatabase {
   private replace(existing: DocRecord | undefined, record: DocRecord): void {
     const isDesign = isDesignDocId(record.id);
     if (existing !== undefined) {
-      this.activeBytes -= existing.entryBytes;
+      this.addActiveBytes(-existing.entryBytes);
       if (existing.deleted) this.docDelCount--;
       else {
         this.docCount--;
@@ -196,7 +233,7 @@ export class MemoryDatabase {
       }
       this.staleLogEntries++;
     }
-    this.activeBytes += record.entryBytes;
+    this.addActiveBytes(record.entryBytes);
     if (record.deleted) this.docDelCount++;
     else {
       this.docCount++;
@@ -313,7 +350,7 @@ export class MemoryDatabase {
     // A file with no garbage does not grow by being compacted (the real copy drops node slack too).
     const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes));
     const reclaimedBytes = this.fileBytes - compacted;
-    this.fileBytes = compacted;
+    this.setFileBytes(compacted);
     this.compactedSeq = this.updateSeq;
     this.diskFormatVersion = this.model.currentDiskFormatVersion;
     this.compactSeqLog();

@@ -8,6 +8,7 @@
 import { viewGroupOf, type ViewGroup } from "../../../core/views/index.js";
 import type { DocRecord } from "../database.js";
 import { stableDigest } from "../revisions.js";
+import { detachedLedger, type ByteLedger } from "../byte-ledger.js";
 import type { StorageModel } from "../storage-model.js";
 import { GroupIndex } from "./group-index.js";
 
@@ -29,7 +30,11 @@ export class DbViews {
   private inUse: readonly GroupIndex[] | undefined;
   private readonly using = new Map<string, readonly string[]>();
 
-  constructor(private readonly model: StorageModel) {}
+  constructor(
+    private readonly model: StorageModel,
+    /** The store's running totals, which each index file here keeps told (see byte-ledger.ts). */
+    private readonly ledger: ByteLedger = detachedLedger(),
+  ) {}
 
   /** Track a written design doc. Returns true when its views (signature) changed. */
   onDesignDocWritten(record: DocRecord): boolean {
@@ -42,7 +47,7 @@ export class DbViews {
     }
     const signature = signatureOf(group);
     this.ddocs.set(record.id, { signature, group });
-    if (!this.indexes.has(signature)) this.indexes.set(signature, new GroupIndex(signature, group, this.model));
+    if (!this.indexes.has(signature)) this.indexes.set(signature, new GroupIndex(signature, group, this.model, this.ledger));
     return before !== signature;
   }
 
@@ -96,6 +101,7 @@ export class DbViews {
       const index = this.indexes.get(signature);
       if (index === undefined || keep(index)) continue;
       reclaimedBytes += index.fileBytes;
+      index.detach();
       this.indexes.delete(signature);
       this.forgetDerived();
     }
@@ -112,7 +118,12 @@ export class DbViews {
     return this.indexes.size;
   }
 
-  /** Total bytes of every index file of this db, stale ones included. */
+  /** The db left the store: its index files leave the totals. */
+  detach(): void {
+    for (const index of this.indexes.values()) index.detach();
+  }
+
+  /** Total bytes of every index file of this db, stale ones included (a recount: the store's totals are kept running). */
   totals(): { fileBytes: number; activeBytes: number } {
     let fileBytes = 0;
     let activeBytes = 0;

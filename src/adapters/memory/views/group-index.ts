@@ -12,6 +12,7 @@
  */
 import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type ViewGroup } from "../../../core/views/index.js";
 import { compactedFileBytes, viewCommitAppendBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
+import { detachedLedger, type ByteLedger } from "../byte-ledger.js";
 import { SharedUpdate } from "./shared-update.js";
 
 /** A row as the index keeps it: with its JSON size, for the size model. */
@@ -60,8 +61,10 @@ export class GroupIndex {
   /** `brokenMaps()` until a map breaks: each update pass asks for it. */
   private brokenSet: ReadonlySet<number> | undefined;
   readonly update = new SharedUpdate();
-  fileBytes: number;
-  activeBytes = 0;
+  /** The store's running totals, told of every size change here (see byte-ledger.ts). */
+  private ledger: ByteLedger;
+  private fileBytesNow: number;
+  private activeBytesNow = 0;
   externalBytes = 0;
   /** Every byte commits appended (compactions aside): catch-up passes of a compaction measure it. */
   appendedBytesTotal = 0;
@@ -71,13 +74,41 @@ export class GroupIndex {
     readonly signature: string,
     readonly group: ViewGroup,
     private readonly model: StorageModel,
+    ledger: ByteLedger = detachedLedger(),
   ) {
     this.compareKeys = group.maps.map((map) => keyCompareOf(map.collation));
     this.compareRows = this.compareKeys.map(rowCompareOf);
     this.current = { seq: 0, rows: group.maps.map(() => NO_ROWS) };
     this.staged = this.emptyStage();
     this.broken = group.maps.map(() => undefined);
-    this.fileBytes = model.viewHeaderBytes;
+    this.ledger = ledger;
+    this.fileBytesNow = model.viewHeaderBytes;
+    ledger.viewFileBytes += model.viewHeaderBytes;
+  }
+
+  get fileBytes(): number {
+    return this.fileBytesNow;
+  }
+
+  get activeBytes(): number {
+    return this.activeBytesNow;
+  }
+
+  /** The index file left the store: its bytes leave the totals, and what it does from now on does not count. */
+  detach(): void {
+    this.ledger.viewFileBytes -= this.fileBytesNow;
+    this.ledger.viewActiveBytes -= this.activeBytesNow;
+    this.ledger = detachedLedger();
+  }
+
+  private setFileBytes(bytes: number): void {
+    this.ledger.viewFileBytes += bytes - this.fileBytesNow;
+    this.fileBytesNow = bytes;
+  }
+
+  private setActiveBytes(bytes: number): void {
+    this.ledger.viewActiveBytes += bytes - this.activeBytesNow;
+    this.activeBytesNow = bytes;
   }
 
   snapshot(): GroupSnapshot {
@@ -155,6 +186,7 @@ export class GroupIndex {
   commit(): number {
     const { added, superseded, removed, seq } = this.staged;
     let writtenActive = 0;
+    let removedActive = 0;
     let removedRows = 0;
     const rows = this.current.rows.map((old, map) => {
       const dropped = superseded[map]!;
@@ -166,15 +198,15 @@ export class GroupIndex {
         this.externalBytes += row.externalBytes;
       }
       for (const row of removing) {
-        this.activeBytes -= viewRowActiveBytes(this.model, row.externalBytes);
+        removedActive += viewRowActiveBytes(this.model, row.externalBytes);
         this.externalBytes -= row.externalBytes;
       }
       removedRows += removing.size;
       return mergeRows(old, removing, adding, this.compareRows[map]!);
     });
-    this.activeBytes = Math.max(0, this.activeBytes + writtenActive);
+    this.setActiveBytes(Math.max(0, this.activeBytes - removedActive + writtenActive));
     const appended = viewCommitAppendBytes(this.model, writtenActive, removedRows, rows.reduce((sum, list) => sum + list.length, 0));
-    this.fileBytes += appended;
+    this.setFileBytes(this.fileBytesNow + appended);
     this.appendedBytesTotal += appended;
     this.current = { seq: Math.max(this.current.seq, seq), rows };
     this.generation++;
@@ -201,7 +233,7 @@ export class GroupIndex {
   compact(): number {
     const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes, this.model.viewHeaderBytes));
     const reclaimed = this.fileBytes - compacted;
-    this.fileBytes = compacted;
+    this.setFileBytes(compacted);
     this.needsUpgrade = false;
     return reclaimed;
   }
