@@ -12,7 +12,7 @@
  * simulated minute (peak and mean), bytes reclaimed, compactions run.
  *
  *   npm run bench:simulate                      # 1,000 dbs, 2 h: about 20 s on the 2-core machine
- *   SIM_FULL_DAY=1 npm run bench:simulate       # 10,000 dbs, 24 h: about 2 minutes for never + upholster here
+ *   SIM_FULL_DAY=1 npm run bench:simulate       # 10,000 dbs, 24 h: about 1.5 minutes for never + upholster here
  *   SIM_DBS=2000 SIM_HOURS=6 npm run bench:simulate
  *   SIM_POLICIES=upholster SIM_FULL_DAY=1 npm run bench:simulate   # one row: the simulator's speed
  *   SIM_SANDBOX=quickjs npm run bench:simulate   # the workload's maps in the QuickJS sandbox (default: node-vm, same rows)
