@@ -28,15 +28,15 @@ export class HostedIndexSandbox implements IndexSandbox {
     if (this.disposed) throw new Error("the sandbox was disposed");
     const batchDeadlineMs = Date.now() + this.limits.timeoutMsPerBatch;
     const builder = new BatchBuilder(MAX_DOCS_PER_BATCH, batchCharsFor(this.limits));
-    const pending: Promise<DocOutcome[]>[] = [];
+    let pending: Promise<DocOutcome[]>[] | undefined;
     for (const doc of docs) {
       builder.add(doc);
-      if (builder.full) pending.push(this.send(builder.take(), batchDeadlineMs));
+      if (builder.full) (pending ??= []).push(this.send(builder.take(), batchDeadlineMs));
     }
+    // Most runs are one batch (a document or two): awaited alone, with no list of batches to gather.
+    if (pending === undefined) return builder.empty ? [] : await this.send(builder.take(), batchDeadlineMs);
     if (!builder.empty) pending.push(this.send(builder.take(), batchDeadlineMs));
-    // Most runs are one batch (a document or two): its outcomes as they are, without a generic flat().
-    const outcomes = await Promise.all(pending);
-    return outcomes.length === 1 ? outcomes[0]! : outcomes.flat();
+    return (await Promise.all(pending)).flat();
   }
 
   dispose(): void {

@@ -33,11 +33,15 @@ const encodeDoc = (doc: unknown): { line: string } | { error: string } => {
   }
 };
 
+/** A batch whose documents all could be sent (nearly every one): shared, never written. */
+const NONE_UNSERIALIZABLE: ReadonlyMap<number, string> = new Map();
+
 /** Collects documents into batches of at most `maxDocs` documents or about `maxChars` characters. */
 export class BatchBuilder {
   private lines: string[] = [];
   private ids: string[] = [];
-  private unserializable = new Map<number, string>();
+  /** Made on the first document that cannot be sent (rare), not for every batch. */
+  private unserializable: Map<number, string> | undefined;
   private chars = 0;
 
   constructor(
@@ -47,7 +51,7 @@ export class BatchBuilder {
 
   add(doc: unknown): void {
     const encoded = encodeDoc(doc);
-    if ("error" in encoded) this.unserializable.set(this.lines.length, encoded.error);
+    if ("error" in encoded) (this.unserializable ??= new Map()).set(this.lines.length, encoded.error);
     const line = "line" in encoded ? encoded.line : UNSERIALIZABLE_LINE;
     this.lines.push(line);
     this.ids.push(docId(doc));
@@ -63,10 +67,10 @@ export class BatchBuilder {
   }
 
   take(): EncodedBatch {
-    const batch = { text: this.lines.join("\n"), count: this.lines.length, ids: this.ids, unserializable: this.unserializable };
+    const batch = { text: this.lines.join("\n"), count: this.lines.length, ids: this.ids, unserializable: this.unserializable ?? NONE_UNSERIALIZABLE };
     this.lines = [];
     this.ids = [];
-    this.unserializable = new Map();
+    this.unserializable = undefined;
     this.chars = 0;
     return batch;
   }

@@ -98,15 +98,15 @@ export class MemoryViews {
   async buildViews(db: DbName): Promise<DesignDocId[]> {
     const stored = this.host.database(db);
     if (stored === undefined) return [];
-    const grown = await Promise.all(
-      stored.views.indexesInUse().map(async (index) => {
-        const before = index.appendedBytesTotal;
-        await this.updateIndex(db, stored.data, index);
-        return index.appendedBytesTotal > before ? stored.views.ddocsUsing(index.signature) : [];
-      }),
-    );
-    // One index (the usual case): its design docs are sorted already, and copied (they are cached).
-    return grown.length === 1 ? [...grown[0]!] : grown.flat().sort();
+    const indexes = stored.views.indexesInUse();
+    const grownDdocs = async (index: GroupIndex): Promise<readonly string[]> => {
+      const before = index.appendedBytesTotal;
+      await this.updateIndex(db, stored.data, index);
+      return index.appendedBytesTotal > before ? stored.views.ddocsUsing(index.signature) : [];
+    };
+    // One index (the usual case): no gathering, and its design docs are sorted already (copied: they are cached).
+    if (indexes.length === 1) return [...(await grownDdocs(indexes[0]!))];
+    return (await Promise.all(indexes.map(grownDdocs))).flat().sort();
   }
 
   /** The shared update of one index: joins the pass in flight, or the follow-up one. */

@@ -18,7 +18,8 @@ export interface PassFields {
 }
 
 export class PassLog {
-  private readonly failuresPerMap = new Map<number, number>();
+  /** Made on the first failure: most passes have none. */
+  private failuresPerMap: Map<number, number> | undefined;
   private userLines = 0;
 
   constructor(
@@ -27,8 +28,9 @@ export class PassLog {
   ) {}
 
   mapFailed(map: number, views: readonly string[], docId: string, kind: FunctionFailureKind, error: string): void {
-    const count = (this.failuresPerMap.get(map) ?? 0) + 1;
-    this.failuresPerMap.set(map, count);
+    const failures = (this.failuresPerMap ??= new Map());
+    const count = (failures.get(map) ?? 0) + 1;
+    failures.set(map, count);
     if (count > FAILURES_LOGGED_PER_MAP) return;
     const fields = { ...this.fields, views, docId, kind, error };
     if (kind === "exception") this.logger.info(fields, "a map function failed on a document; the document is left out of its views");
@@ -48,7 +50,7 @@ export class PassLog {
 
   /** One line per map whose failures were not all logged, and for the log lines dropped. */
   finish(viewsOf: (map: number) => readonly string[]): void {
-    for (const [map, count] of this.failuresPerMap) {
+    for (const [map, count] of this.failuresPerMap ?? []) {
       if (count > FAILURES_LOGGED_PER_MAP) this.logger.info({ ...this.fields, views: viewsOf(map), failures: count }, "a map function failed on more documents than were logged");
     }
     if (this.userLines > USER_LINES_LOGGED) this.logger.info({ ...this.fields, lines: this.userLines }, "map function log lines were dropped past the first ones of this update");

@@ -120,7 +120,8 @@ const rowsOf = (id: string, outcome: FunctionOutcome | undefined): StoredRow[] |
 
 class Pass {
   private sandbox: { readonly key: string; readonly compiled: CompiledSandbox } | undefined;
-  private readonly limitStops = new Map<number, number>();
+  /** Made on the first stop by the sandbox's limits: most passes have none. */
+  private limitStops: Map<number, number> | undefined;
   private appendedBytes = 0;
 
   constructor(private readonly deps: PassDeps) {}
@@ -222,8 +223,9 @@ class Pass {
     const views = this.deps.index.group.maps[map]?.viewNames ?? [];
     this.deps.log.mapFailed(map, views, docId, kind, error);
     if (kind !== "timeout" && kind !== "memory") return;
-    const stops = (this.limitStops.get(map) ?? 0) + 1;
-    this.limitStops.set(map, stops);
+    const limitStops = (this.limitStops ??= new Map());
+    const stops = (limitStops.get(map) ?? 0) + 1;
+    limitStops.set(map, stops);
     if (stops >= LIMIT_STOPS_BEFORE_STOPPING) this.stopMap(map, `stopped by the sandbox's limits on ${stops} documents (${kind}: ${error})`);
   }
 
