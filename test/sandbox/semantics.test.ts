@@ -151,4 +151,18 @@ describe.each(["quickjs", "node-vm"] as const)("sandbox (%s): emit and the couch
     expect(emitsOf(out[2]!.results[0])).toEqual([["after", null]]);
     expect(emitsOf(out[3]!.results[0])).toEqual([[null, null]]);
   });
+
+  it("cuts a long run into batches and answers every document in order, a failure in a later batch included", async () => {
+    const sandbox = await compiled(maps("function(doc){ emit(doc.n, null); }"));
+    // 500 documents a batch: three batches, the cyclic one in the second.
+    const docs: Record<string, unknown>[] = Array.from({ length: 1_200 }, (_, n) => ({ _id: `d${n}`, n }));
+    const cyclic: Record<string, unknown> = { _id: "cyclic", n: -1 };
+    cyclic.self = cyclic;
+    docs[700] = cyclic;
+    const out = await sandbox.run(docs);
+    expect(out.map((doc) => doc.id)).toEqual(docs.map((doc) => doc._id));
+    expect(out[700]!.results[0]).toMatchObject({ ok: false, kind: "exception", error: expect.stringContaining("not JSON") });
+    expect(out.filter((doc) => doc.results[0]?.ok !== true)).toHaveLength(1);
+    expect(emitsOf(out[1_199]!.results[0])).toEqual([[1_199, null]]);
+  });
 });
