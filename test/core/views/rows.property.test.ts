@@ -119,6 +119,25 @@ describe("view rows", () => {
     );
   });
 
+  it("a merge of a few changes into a large index (spliced into a copy) is the same", () => {
+    // More than 32 rows and at most 8 changes: the splicing path, which the general property above seldom reaches.
+    // Few distinct values, so that added rows often equal kept ones and their order among them shows.
+    const denseRowArb = fc.record({ key: keyArb, id: fc.constantFrom("d1", "d2"), value: fc.integer({ min: 0, max: 1 }) });
+    const largeRows = fc.array(denseRowArb, { minLength: 33, maxLength: 200 }).map((rows) => [...rows].sort(compare) as IndexRow[]);
+    fc.assert(
+      fc.property(largeRows, fc.array(fc.nat(), { maxLength: 4 }), fc.array(denseRowArb, { maxLength: 4 }), (rows, dropAt, added) => {
+        const before = [...rows];
+        const removed = new Set(dropAt.map((i) => rows[i % rows.length]!));
+        const merged = mergeRows(rows, removed, added, compare);
+        // The very row objects, in order: an added row goes after the kept rows equal to it (a stable sort).
+        const expected = [...rows.filter((row) => !removed.has(row)), ...added].sort(compare);
+        expect(merged).toHaveLength(expected.length);
+        merged.forEach((row, i) => expect(row).toBe(expected[i]));
+        expect(rows).toEqual(before);
+      }),
+    );
+  });
+
   it("_sum adds arrays element-wise and objects field-wise; other values make CouchDB's error value", () => {
     const reduce = (values: unknown[]) => builtinReducerOf("_sum")!.reduce({ count: values.length, key: () => null, value: (i) => values[i] });
     expect(reduce([1, [2, 3], 4])).toEqual([7, 3]);
