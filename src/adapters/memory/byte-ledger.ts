@@ -17,23 +17,87 @@ export interface ByteTotals {
   readonly dbAppendedBytes: number;
 }
 
-export class ByteLedger implements ByteTotals {
-  dbFileBytes = 0;
-  dbActiveBytes = 0;
-  viewFileBytes = 0;
-  viewActiveBytes = 0;
-  dbAppendedBytes = 0;
+/** The sums over one kind of file (db files, or view index files). */
+export interface SizeAccount {
+  fileBytes: number;
+  activeBytes: number;
+  appendedBytes: number;
+}
+
+const emptyAccount = (): SizeAccount => ({ fileBytes: 0, activeBytes: 0, appendedBytes: 0 });
+
+export class ByteLedger {
+  readonly dbs = emptyAccount();
+  readonly views = emptyAccount();
 
   snapshot(): ByteTotals {
     return {
-      dbFileBytes: this.dbFileBytes,
-      dbActiveBytes: this.dbActiveBytes,
-      viewFileBytes: this.viewFileBytes,
-      viewActiveBytes: this.viewActiveBytes,
-      dbAppendedBytes: this.dbAppendedBytes,
+      dbFileBytes: this.dbs.fileBytes,
+      dbActiveBytes: this.dbs.activeBytes,
+      viewFileBytes: this.views.fileBytes,
+      viewActiveBytes: this.views.activeBytes,
+      dbAppendedBytes: this.dbs.appendedBytes,
     };
   }
 }
 
-/** Where a detached file's changes go: nowhere anyone reads. */
-export const detachedLedger = (): ByteLedger => new ByteLedger();
+/**
+ * A file of the store (a db file, a view index file): its sizes, each
+ * change added to its account as it is made. A file made without an
+ * account (outside a store) keeps one of its own.
+ */
+export class SizedFile {
+  private file: number;
+  private active = 0;
+  private appended = 0;
+  private account: SizeAccount;
+
+  constructor(account: SizeAccount | undefined, initialFileBytes: number) {
+    this.account = account ?? emptyAccount();
+    this.file = initialFileBytes;
+    this.account.fileBytes += initialFileBytes;
+  }
+
+  get fileBytes(): number {
+    return this.file;
+  }
+
+  get activeBytes(): number {
+    return this.active;
+  }
+
+  /** Every byte appended, compactions aside: catch-up passes of a compaction measure what was written meanwhile. */
+  get appendedBytesTotal(): number {
+    return this.appended;
+  }
+
+  /** The file left the store: its bytes leave the account, and what it does from now on does not count. */
+  detach(): void {
+    this.account.fileBytes -= this.file;
+    this.account.activeBytes -= this.active;
+    this.account.appendedBytes -= this.appended;
+    this.account = emptyAccount();
+  }
+
+  /** `bytes` written at the end of the file. */
+  protected append(bytes: number): void {
+    this.setFileBytes(this.file + bytes);
+    this.appended += bytes;
+    this.account.appendedBytes += bytes;
+  }
+
+  /** The file replaced (a compaction's swap). */
+  protected setFileBytes(bytes: number): void {
+    this.account.fileBytes += bytes - this.file;
+    this.file = bytes;
+  }
+
+  protected setActiveBytes(bytes: number): void {
+    this.account.activeBytes += bytes - this.active;
+    this.active = bytes;
+  }
+
+  protected addActiveBytes(delta: number): void {
+    this.setActiveBytes(this.active + delta);
+  }
+}

@@ -8,7 +8,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import type { ChangeRow, ChangesPage, ChangesQuery, DocWriteResult, StoredDoc } from "../../ports/store.js";
 import { docIdProblem, isDesignDocId } from "./names.js";
 import { makeRev, revGeneration } from "./revisions.js";
-import { detachedLedger, type ByteLedger } from "./byte-ledger.js";
+import { SizedFile, type SizeAccount } from "./byte-ledger.js";
 import {
   batchOverheadBytes,
   compactedFileBytes,
@@ -63,7 +63,8 @@ export interface DatabaseOptions {
   readonly diskFormatVersion?: number | undefined;
 }
 
-export class MemoryDatabase {
+/** Its file, active and appended bytes come from `SizedFile`, which keeps the store's totals told (see byte-ledger.ts). */
+export class MemoryDatabase extends SizedFile {
   readonly name: string;
   private readonly model: StorageModel;
   private readonly docs = new Map<string, DocRecord>();
@@ -78,12 +79,6 @@ export class MemoryDatabase {
   private logIds: string[] = [];
   private staleLogEntries = 0;
 
-  /** The store's running totals, told of every size change here (see byte-ledger.ts). */
-  private ledger: ByteLedger;
-  private fileBytesNow: number;
-  private activeBytesNow = 0;
-  private appendedBytesNow = 0;
-
   updateSeq = 0;
   compactedSeq: number | undefined = undefined;
   docCount = 0;
@@ -92,44 +87,12 @@ export class MemoryDatabase {
   liveDataDocs = 0;
   diskFormatVersion: number;
 
-  constructor(name: string, model: StorageModel, options: DatabaseOptions = {}, ledger: ByteLedger = detachedLedger()) {
+  /** `account`: the store's sums over db files, which this file keeps up to date. */
+  constructor(name: string, model: StorageModel, options: DatabaseOptions = {}, account?: SizeAccount) {
+    super(account, model.headerBytes);
     this.name = name;
     this.model = model;
-    this.ledger = ledger;
-    this.fileBytesNow = model.headerBytes;
-    ledger.dbFileBytes += model.headerBytes;
     this.diskFormatVersion = options.diskFormatVersion ?? model.currentDiskFormatVersion;
-  }
-
-  get fileBytes(): number {
-    return this.fileBytesNow;
-  }
-
-  get activeBytes(): number {
-    return this.activeBytesNow;
-  }
-
-  /** Every byte ever appended, compactions aside: catch-up passes measure what was written meanwhile. */
-  get appendedBytesTotal(): number {
-    return this.appendedBytesNow;
-  }
-
-  /** The db left the store: its bytes leave the totals, and what it does from now on does not count. */
-  detach(): void {
-    this.ledger.dbFileBytes -= this.fileBytesNow;
-    this.ledger.dbActiveBytes -= this.activeBytesNow;
-    this.ledger.dbAppendedBytes -= this.appendedBytesNow;
-    this.ledger = detachedLedger();
-  }
-
-  private setFileBytes(bytes: number): void {
-    this.ledger.dbFileBytes += bytes - this.fileBytesNow;
-    this.fileBytesNow = bytes;
-  }
-
-  private addActiveBytes(delta: number): void {
-    this.ledger.dbActiveBytes += delta;
-    this.activeBytesNow += delta;
   }
 
   get needsUpgrade(): boolean {
@@ -164,9 +127,7 @@ export class MemoryDatabase {
     if (written.length > 0) {
       let appended = batchOverheadBytes(this.model, written.length, this.docs.size);
       for (const record of written) appended += record.entryBytes;
-      this.setFileBytes(this.fileBytesNow + appended);
-      this.appendedBytesNow += appended;
-      this.ledger.dbAppendedBytes += appended;
+      this.append(appended);
     }
     return { results, written };
   }

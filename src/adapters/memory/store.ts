@@ -215,8 +215,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     if (problem !== undefined) return { ok: false, error: "illegal_database_name", reason: problem };
     if (this.dbs.has(name)) return { ok: false, error: "file_exists", reason: "The database could not be created, the file already exists." };
     this.dbs.set(name, {
-      data: new MemoryDatabase(name, this.model, { diskFormatVersion: options.diskFormatVersion }, this.ledger),
-      views: new DbViews(this.model, this.ledger),
+      data: new MemoryDatabase(name, this.model, { diskFormatVersion: options.diskFormatVersion }, this.ledger.dbs),
+      views: new DbViews(this.model, this.ledger.views),
       updated: Object.freeze({ type: "db-updated", db: name }),
     });
     this.hub.emit({ type: "db-created", db: name });

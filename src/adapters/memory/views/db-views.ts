@@ -8,7 +8,7 @@
 import { viewGroupOf, type ViewGroup } from "../../../core/views/index.js";
 import type { DocRecord } from "../database.js";
 import { stableDigest } from "../revisions.js";
-import { detachedLedger, type ByteLedger } from "../byte-ledger.js";
+import type { SizeAccount } from "../byte-ledger.js";
 import type { StorageModel } from "../storage-model.js";
 import { GroupIndex } from "./group-index.js";
 
@@ -32,8 +32,8 @@ export class DbViews {
 
   constructor(
     private readonly model: StorageModel,
-    /** The store's running totals, which each index file here keeps told (see byte-ledger.ts). */
-    private readonly ledger: ByteLedger = detachedLedger(),
+    /** The store's sums over view index files, which each index file here keeps up to date (see byte-ledger.ts). */
+    private readonly account?: SizeAccount,
   ) {}
 
   /** Track a written design doc. Returns true when its views (signature) changed. */
@@ -47,7 +47,7 @@ export class DbViews {
     }
     const signature = signatureOf(group);
     this.ddocs.set(record.id, { signature, group });
-    if (!this.indexes.has(signature)) this.indexes.set(signature, new GroupIndex(signature, group, this.model, this.ledger));
+    if (!this.indexes.has(signature)) this.indexes.set(signature, new GroupIndex(signature, group, this.model, this.account));
     return before !== signature;
   }
 

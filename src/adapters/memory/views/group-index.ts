@@ -12,7 +12,7 @@
  */
 import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type ViewGroup } from "../../../core/views/index.js";
 import { compactedFileBytes, viewCommitAppendBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
-import { detachedLedger, type ByteLedger } from "../byte-ledger.js";
+import { SizedFile, type SizeAccount } from "../byte-ledger.js";
 import { SharedUpdate } from "./shared-update.js";
 
 /** A row as the index keeps it: with its JSON size, for the size model. */
@@ -47,7 +47,8 @@ const NO_ROWS: readonly StoredRow[] = [];
 const sameRows = (a: readonly StoredRow[], b: readonly StoredRow[]): boolean =>
   a.length === b.length && a.every((row, i) => compareRaw(row.key, b[i]!.key) === 0 && compareRaw(row.value, b[i]!.value) === 0);
 
-export class GroupIndex {
+/** Its file, active and appended bytes come from `SizedFile`, which keeps the store's totals told (see byte-ledger.ts). */
+export class GroupIndex extends SizedFile {
   readonly compareKeys: readonly KeyCompare[];
   private readonly compareRows: readonly RowCompare[];
   private current: GroupSnapshot;
@@ -61,54 +62,22 @@ export class GroupIndex {
   /** `brokenMaps()` until a map breaks: each update pass asks for it. */
   private brokenSet: ReadonlySet<number> | undefined;
   readonly update = new SharedUpdate();
-  /** The store's running totals, told of every size change here (see byte-ledger.ts). */
-  private ledger: ByteLedger;
-  private fileBytesNow: number;
-  private activeBytesNow = 0;
   externalBytes = 0;
-  /** Every byte commits appended (compactions aside): catch-up passes of a compaction measure it. */
-  appendedBytesTotal = 0;
   needsUpgrade = false;
 
   constructor(
     readonly signature: string,
     readonly group: ViewGroup,
     private readonly model: StorageModel,
-    ledger: ByteLedger = detachedLedger(),
+    /** The store's sums over view index files, which this file keeps up to date. */
+    account?: SizeAccount,
   ) {
+    super(account, model.viewHeaderBytes);
     this.compareKeys = group.maps.map((map) => keyCompareOf(map.collation));
     this.compareRows = this.compareKeys.map(rowCompareOf);
     this.current = { seq: 0, rows: group.maps.map(() => NO_ROWS) };
     this.staged = this.emptyStage();
     this.broken = group.maps.map(() => undefined);
-    this.ledger = ledger;
-    this.fileBytesNow = model.viewHeaderBytes;
-    ledger.viewFileBytes += model.viewHeaderBytes;
-  }
-
-  get fileBytes(): number {
-    return this.fileBytesNow;
-  }
-
-  get activeBytes(): number {
-    return this.activeBytesNow;
-  }
-
-  /** The index file left the store: its bytes leave the totals, and what it does from now on does not count. */
-  detach(): void {
-    this.ledger.viewFileBytes -= this.fileBytesNow;
-    this.ledger.viewActiveBytes -= this.activeBytesNow;
-    this.ledger = detachedLedger();
-  }
-
-  private setFileBytes(bytes: number): void {
-    this.ledger.viewFileBytes += bytes - this.fileBytesNow;
-    this.fileBytesNow = bytes;
-  }
-
-  private setActiveBytes(bytes: number): void {
-    this.ledger.viewActiveBytes += bytes - this.activeBytesNow;
-    this.activeBytesNow = bytes;
   }
 
   snapshot(): GroupSnapshot {
@@ -206,8 +175,7 @@ export class GroupIndex {
     });
     this.setActiveBytes(Math.max(0, this.activeBytes - removedActive + writtenActive));
     const appended = viewCommitAppendBytes(this.model, writtenActive, removedRows, rows.reduce((sum, list) => sum + list.length, 0));
-    this.setFileBytes(this.fileBytesNow + appended);
-    this.appendedBytesTotal += appended;
+    this.append(appended);
     this.current = { seq: Math.max(this.current.seq, seq), rows };
     this.generation++;
     this.staged = this.emptyStage();
