@@ -20,7 +20,9 @@
  *   SIM_CONFIG=tuned.ini npm run bench:simulate   # a "tuned" row on your INI beside the defaults' row, and their ratios
  *
  * Each row also prints its speed: simulated time over wall time ("x real
- * time"), the memory store and the workload included. The bench runs itself
+ * time"), the memory store and the workload included. `npm run` runs it
+ * compiled as the package ships (bench/run-compiled.mjs says why; `npx tsx
+ * bench/simulate.ts` works too, about 10% slower). The bench runs itself
  * with a larger young generation (SIM_SEMI_SPACE_MB, below), and its rows
  * side by side in child processes (SIM_PARALLEL, below).
  */
