@@ -42,10 +42,14 @@ import { reportRow, rowProcesses, runRowsInProcesses } from "./row-processes.js"
  * that live for seconds of wall time (documents, revisions, view rows, the
  * event log), and the default (16 MiB) promoted many of them just before they
  * died, for the old generation to mark: 64 measured ~10% less CPU for both
- * rows. Node takes it only at startup, so the bench starts itself again with
- * it (SIM_SEMI_SPACE_MB=0: as started). Outputs are the same either way.
+ * rows. 128 halves the scavenges again: in six alternated pairs of
+ * upholster rows (full day and 6 h) every one was faster at 128, by 0.2-9.6%
+ * (about 5% typical); the never row and the short run were within the noise;
+ * about 110 MB more resident (docs/benchmarks.md). Node takes it only at
+ * startup, so the bench starts itself again with it (SIM_SEMI_SPACE_MB=0: as
+ * started). Outputs are the same either way.
  */
-const SEMI_SPACE_MB = Number(process.env.SIM_SEMI_SPACE_MB ?? 64);
+const SEMI_SPACE_MB = Number(process.env.SIM_SEMI_SPACE_MB ?? 128);
 const SEMI_SPACE_FLAG = "--max-semi-space-size";
 if (SEMI_SPACE_MB > 0 && !process.execArgv.some((arg) => arg.startsWith(SEMI_SPACE_FLAG))) {
   const child = spawnSync(process.execPath, [...process.execArgv, `${SEMI_SPACE_FLAG}=${SEMI_SPACE_MB}`, ...process.argv.slice(1)], { stdio: "inherit" });
