@@ -44,10 +44,14 @@ const logDropped = (d: Draft, channel: string, dropped: readonly QueueItem<Compa
   }
 };
 
-/** Queue `object` in `channelName` at `priority` (replacing an earlier entry), truncating to capacity. */
-export const placeInChannel = (d: Draft, channelName: string, object: CompactionObject, priority: number): void => {
+/**
+ * Queue `object` in `channelName` at `priority` (replacing an earlier entry),
+ * truncating to capacity. Returns the keys dropped to make room (their
+ * objects are no longer queued: the caller reschedules them, checks.ts `requeued`).
+ */
+export const placeInChannel = (d: Draft, channelName: string, object: CompactionObject, priority: number): string[] => {
   const channel = d.state.channels.get(channelName);
-  if (channel === undefined) return;
+  if (channel === undefined) return [];
   const { queue, dropped } = queueIn(channel.queue, objectKey(object), object, priority, d.nowMs, channel.config.capacity);
   setChannel(d, channelName, { ...channel, queue });
   const kept = dropped.every((item) => item.key !== objectKey(object));
@@ -56,6 +60,7 @@ export const placeInChannel = (d: Draft, channelName: string, object: Compaction
     log(d, "info", "smoosh: enqueued", { channel: channelName, object: describeObject(object), priority });
   }
   logDropped(d, channelName, dropped);
+  return dropped.map((item) => item.key);
 };
 
 /** Take `key` out of every channel's queue except `except`. */

@@ -60,3 +60,16 @@ export const nextCheckAtMs = (watch: Watch, settings: ScheduleSettings, queued: 
   }
   return watch.updates >= watch.updatesToGo ? earliest : capAtMs;
 };
+
+/**
+ * Whether the updates of a dirty `watch` going up to `updates` change what
+ * `nextCheckAtMs` says: it reads the count only against the probe's
+ * `PROBE_UPDATES` (no growth learnt yet) or the predicted `updatesToGo`, and
+ * not at all before a first check. Most updates cross neither, and then an
+ * object already scheduled stays where it is (checks.ts `markDirty`).
+ */
+export const updatesMatter = (watch: Watch, updates: number): boolean => {
+  if (watch.last === undefined) return false;
+  const threshold = watch.growth === undefined ? PROBE_UPDATES : watch.updatesToGo;
+  return watch.updates < threshold && updates >= threshold;
+};

@@ -8,8 +8,9 @@
  * that gives it a non-zero priority.
  */
 import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
-import { nextCheckAtMs, type ScheduleSettings } from "./check-schedule.js";
+import { nextCheckAtMs, updatesMatter, type ScheduleSettings } from "./check-schedule.js";
 import {
+  emptyCheckQueues,
   hasBackground,
   hasDue,
   isWaiting,
@@ -124,24 +125,84 @@ const evictCleanWatches = (d: Draft): void => {
   update(d, { watches: doomed.reduce((w, [key]) => w.delete(key), d.state.watches) });
 };
 
+/** Running, being checked, backing off or forced: not scheduled by the policy until that ends (which reschedules it). */
+const isHeld = (s: SmooshState, key: string): boolean =>
+  s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || s.checks.forced.has(key);
+
+/** When the policy wants a dirty, not held object looked at, as things stand. */
+const policyDueAtMs = (s: SmooshState, key: string, watch: WatchEntry): number =>
+  // Staleness only bounds objects checked before: the queue lookups are skipped for the others.
+  nextCheckAtMs(watch, settingsOf(s), watch.last !== undefined && isQueued(s, key));
+
+/** Its due entry's time (scheduleDue keeps dbs in dueDbs and every other object in dueOthers: one lookup). */
+const dueEntryAtMs = (s: SmooshState, key: string, object: CompactionObject): number | undefined =>
+  (object.kind === "db" ? s.checks.dueDbs : s.checks.dueOthers).timeOf(key);
+
 /** Put a dirty object where the policy says; nothing while it runs, is being checked, or backs off. */
 const reschedule = (d: Draft, key: string, watch: WatchEntry): void => {
   const s = d.state;
   if (watch.dirtySinceMs === undefined) return setChecks(d, unscheduleDue(s.checks, key));
-  if (s.runningKeys.has(key) || s.fetchingKeys.has(key) || s.retries.timeOf(key) !== undefined || s.checks.forced.has(key)) return;
-  // Staleness only bounds objects checked before: the queue lookups are skipped for the others.
-  const atMs = nextCheckAtMs(watch, settingsOf(s), watch.last !== undefined && isQueued(s, key));
-  // scheduleDue keeps dbs in dueDbs and every other object in dueOthers: one lookup says whether it is there already.
-  if ((watch.object.kind === "db" ? s.checks.dueDbs : s.checks.dueOthers).timeOf(key) === atMs) return;
+  if (isHeld(s, key)) return;
+  const atMs = policyDueAtMs(s, key, watch);
+  if (dueEntryAtMs(s, key, watch.object) === atMs) return;
   setChecks(d, scheduleDue(s.checks, key, watch.object, atMs));
 };
 
-/** `count` more updates of the object under `key`: dirty since the first, scheduled as the policy says. */
+/**
+ * `count` more updates of the object under `key`: dirty since the first,
+ * scheduled as the policy says. An object dirty already keeps its time
+ * unless these updates cross the count the policy waits for: every other
+ * input of its time reschedules it where it changes (a check's answer, a
+ * job's end or release, a queue it joins or leaves, a config change), so a
+ * dirty object is always where the policy puts it, or held
+ * (`misplacedDueChecks`, asserted after every step of the core's
+ * simulations). Four updates in five are of such objects: they cost a count.
+ */
 const markDirty = (d: Draft, key: string, object: CompactionObject, count: number): void => {
   const watch = d.state.watches.get(key) ?? freshWatch(object);
   const dirty = withUpdates(watch, watch.updates + count, watch.dirtySinceMs ?? d.nowMs);
   putWatch(d, key, dirty);
+  if (watch.dirtySinceMs !== undefined && !updatesMatter(watch, dirty.updates)) return;
   reschedule(d, key, dirty);
+};
+
+/**
+ * `flush`: no object waits to be checked any more. A written object keeps
+ * its update count (what its next check learns growth from) but is no
+ * longer dirty: its next update schedules it afresh.
+ */
+export const flushChecks = (d: Draft): void => {
+  update(d, { checks: emptyCheckQueues(d.state.config.maxPendingChecks) });
+  for (const [key, watch] of d.state.watches.entries()) {
+    if (watch.dirtySinceMs !== undefined) putWatch(d, key, withUpdates(watch, watch.updates, undefined));
+  }
+};
+
+/** Objects whose queue changed under them (dropped at capacity, put back): their next look follows where they are now. */
+export const requeued = (d: Draft, keys: Iterable<string>): void => {
+  for (const key of keys) {
+    const watch = d.state.watches.get(key);
+    if (watch !== undefined) reschedule(d, key, watch);
+  }
+};
+
+/** After a config change (settings, channels, capacities): every dirty object where the new policy puts it. */
+export const rescheduleDirty = (d: Draft): void => {
+  for (const [key, watch] of d.state.watches.entries()) if (watch.dirtySinceMs !== undefined) reschedule(d, key, watch);
+};
+
+/**
+ * Keys of dirty objects, tracked and not held, that do not wait in the due
+ * queue at the time the policy gives them now: always none (what `markDirty`
+ * relies on). For tests and simulations: O(watched objects).
+ */
+export const misplacedDueChecks = (s: SmooshState): string[] => {
+  const misplaced: string[] = [];
+  for (const [key, watch] of s.watches.entries()) {
+    if (watch.dirtySinceMs === undefined || isHeld(s, key) || untracked(s, watch.object)) continue;
+    if (dueEntryAtMs(s, key, watch.object) !== policyDueAtMs(s, key, watch)) misplaced.push(key);
+  }
+  return misplaced;
 };
 
 /** `count` update events of `object` were heard: coalesced into its next check, when the policy says. */
@@ -162,7 +223,11 @@ export const forceCheck = (d: Draft, object: CompactionObject): void => {
     return;
   }
   const { queues, result } = pushForced(d.state.checks, key, object);
-  if (result === "full") return dropped(d, object, "forced");
+  if (result === "full") {
+    dropped(d, object, "forced");
+    // Not forced after all (a due retry finds no room): looked at when the policy says.
+    return requeued(d, [key]);
+  }
   update(d, { checks: queues, retries: d.state.retries.delete(key) });
 };
 
@@ -338,6 +403,13 @@ const settleFetches = (d: Draft, answers: readonly CheckAnswer[]): { fetch: Fetc
 };
 
 const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "missing" | { error: string }): void => {
+  settleAnswer(d, fetch, key, info);
+  // No longer being checked: it waits where the policy says now (its queue, the updates heard meanwhile).
+  const watch = d.state.watches.get(key);
+  if (watch !== undefined) reschedule(d, key, watch);
+};
+
+const settleAnswer = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "missing" | { error: string }): void => {
   const { object } = fetch;
   if (info === "missing") {
     removeFromQueues(d, key);
@@ -356,12 +428,17 @@ const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "
     return;
   }
   learn(d, key, fetch, info);
+  placeInFirstChannel(d, key, object, info);
+};
+
+/** Queue it in the first channel, in configured order, that gives it a priority; out of every queue if none does. */
+const placeInFirstChannel = (d: Draft, key: string, object: CompactionObject, info: ObjectInfo): void => {
   if (isIgnored(d.state, object) || d.state.runningKeys.has(key)) return;
   for (const channel of channelConfigsFor(d.state, object)) {
     const priority = channelPriority(channel, info);
     if (priority > 0) {
       removeFromQueues(d, key, channel.name);
-      placeInChannel(d, channel.name, object, priority);
+      requeued(d, placeInChannel(d, channel.name, object, priority));
       return;
     }
   }
@@ -369,21 +446,17 @@ const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "
   removeFromQueues(d, key);
 };
 
-/** Record what the check saw, learn the growth since the previous one, predict the next crossing. */
+/** Record what the check saw, learn the growth since the previous one, predict the next crossing (the caller reschedules). */
 const learn = (d: Draft, key: string, fetch: Fetch, info: ObjectInfo): void => {
   const watch = d.state.watches.get(key) ?? freshWatch(fetch.object);
   // Mid-compaction sizes say nothing about growth: the job's end rebases it (onCompacted).
-  if (info.kind === "cleanup" || info.compactionRunning || d.state.runningKeys.has(key)) {
-    putWatch(d, key, watch);
-    return reschedule(d, key, watch);
-  }
+  if (info.kind === "cleanup" || info.compactionRunning || d.state.runningKeys.has(key)) return putWatch(d, key, watch);
   const observation: Observation = { atMs: d.nowMs, info };
   const growth = watch.last === undefined ? watch.growth : learnGrowth(watch.last, observation, fetch.updates, watch.growth);
   const updatesToGo = growth === undefined ? NEVER : updatesUntilWorthIt(channelConfigsFor(d.state, fetch.object), info, growth);
   const next: WatchEntry = { ...watch, last: observation, growth, updatesToGo };
   putWatch(d, key, next);
   d.checkedThisStep.add(key);
-  reschedule(d, key, next);
 };
 
 /** After a compaction: the file should be about its live data now; updates during it still count. */

@@ -6,7 +6,7 @@
  */
 import { backoffDelayMs, shouldGiveUp } from "./backoff.js";
 import { channelHasRoom, channelOpen, placeInChannel } from "./channel.js";
-import { forceCheck, freshInfo, onCompacted, onReleased } from "./checks.js";
+import { forceCheck, freshInfo, onCompacted, onReleased, requeued } from "./checks.js";
 import { firstLookAtMs, takeRecentRead } from "./job-looks.js";
 import { cleanupOf, describeObject } from "./object.js";
 import { channelPriority } from "./priority.js";
@@ -48,7 +48,10 @@ export const startWhatCan = (d: Draft): void => {
       if (best === undefined) break;
       setChannel(d, name, { ...channel, queue: best.queue });
       // Guards: neither is normally queued, but a restored snapshot or a config change can leave one.
-      if (d.state.runningKeys.has(best.key) || isIgnored(d.state, best.value)) continue;
+      if (d.state.runningKeys.has(best.key) || isIgnored(d.state, best.value)) {
+        requeued(d, [best.key]);
+        continue;
+      }
       const jobId = takeId(d);
       putJob(d, {
         jobId,
@@ -91,6 +94,12 @@ const retryLater = (d: Draft, job: Job, reason: string): void => {
 export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missing" | { error: string }): void => {
   if (job.phase !== "precheck") return;
   dropJob(d, job);
+  settlePrecheck(d, job, info);
+  // Started or adopted (held again, left as it is), backing off, put back or let go: its next look follows the policy.
+  onReleased(d, job.object);
+};
+
+const settlePrecheck = (d: Draft, job: Job, info: ObjectInfo | "missing" | { error: string }): void => {
   if (info === "missing") {
     log(d, "debug", "smoosh: object gone before its start", jobFields(job));
     return;
@@ -108,14 +117,13 @@ export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missi
   }
   if (!channelOpen(d.state, channel, d.nowMs)) {
     // Suspended or the window closed while the info was fetched: back in the queue, not started.
-    placeInChannel(d, job.channel, job.object, job.priority);
+    requeued(d, placeInChannel(d, job.channel, job.object, job.priority));
     return;
   }
   const priority = channelPriority(channel.config, info);
   if (priority === 0) {
     bump(d, "skippedAtStart");
     log(d, "info", "smoosh: skipped at start, priority fell to 0", jobFields(job));
-    onReleased(d, job.object);
     return;
   }
   if (info.kind === "geo" && info.compactionRunning) return leaveRunningGeo(d, job);
@@ -129,12 +137,11 @@ export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missi
 /**
  * Only upholster compacts geo files, so one already being compacted was
  * started by this process (a daemon restarted meanwhile): there is nothing
- * to adopt and no second job to start; it is looked at again when written.
+ * to adopt and no second job to start; it is looked at again as the policy says.
  */
 const leaveRunningGeo = (d: Draft, job: Job): void => {
   bump(d, "skippedAtStart");
   log(d, "info", "smoosh: skipped at start, already being compacted", jobFields(job));
-  onReleased(d, job.object);
 };
 
 export const onJobStarted = (d: Draft, job: Job): void => {
@@ -152,6 +159,8 @@ export const onJobFailed = (d: Draft, job: Job, error: string, atStart: boolean)
   bump(d, "failed");
   log(d, "warn", atStart ? "smoosh: failed to start" : "smoosh: job failed", { ...jobFields(job), error });
   retryLater(d, job, error);
+  // Held by its retry, unless it gave up: then its next look follows the policy.
+  onReleased(d, job.object);
 };
 
 export const onJobFinished = (d: Draft, job: Job, reclaimedBytes: number | undefined): void => {

@@ -5,7 +5,7 @@ import { configuredChannels, type SmooshConfig } from "./config.js";
 import { createChannel, reconfigureChannel } from "./channel.js";
 import { queueItems, queueRemove } from "./queue.js";
 import { isKeyOfDb } from "./object.js";
-import { forgetDb } from "./checks.js";
+import { forgetDb, rescheduleDirty } from "./checks.js";
 import { withLimit } from "./check-queues.js";
 import { log, setChannel, update, type ChannelState, type Draft } from "./state.js";
 import type { DbName } from "./types.js";
@@ -76,4 +76,6 @@ export const applyConfig = (d: Draft, config: SmooshConfig): void => {
     nextCheckpointAtMs: config.persist ? (d.state.nextCheckpointAtMs ?? d.nowMs + config.checkpointSecs * 1000) : undefined,
   });
   for (const db of config.ignoredDbs) if (!wasIgnored.has(db)) dropDb(d, db);
+  // New intervals, staleness or queues: a dirty object's next look is where the new policy puts it.
+  rescheduleDirty(d);
 };

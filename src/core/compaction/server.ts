@@ -11,7 +11,7 @@ import { configuredChannels, type SmooshConfig } from "./config.js";
 import { channelStatus, createChannel } from "./channel.js";
 import { fullBudget } from "./check-budget.js";
 import { emptyCheckQueues } from "./check-queues.js";
-import { forceCheck, noteUpdates, onChecksAnswered, pumpBackgroundChecks, pumpDueChecks, pumpForcedChecks, rideAlong } from "./checks.js";
+import { flushChecks, forceCheck, noteUpdates, onChecksAnswered, pumpBackgroundChecks, pumpDueChecks, pumpForcedChecks, rideAlong } from "./checks.js";
 import { maybeCheckpoint, maybeRescan, scheduleTick } from "./housekeeping.js";
 import { forgetReads, lookAtRunningJobs, rememberReads, settleAhead } from "./job-looks.js";
 import { noteDbCreated, noteDesignDocWritten, onDbsListed, onDesignDocsListed, onListingDone, pumpListings, pumpRescanListings } from "./listings.js";
@@ -181,7 +181,7 @@ const handle = (d: Draft, event: SmooshEvent): void => {
       return;
     case "flush":
       for (const [name, channel] of d.state.channels) setChannel(d, name, { ...channel, queue: emptyQueue() });
-      update(d, { checks: emptyCheckQueues(d.state.config.maxPendingChecks) });
+      flushChecks(d);
       log(d, "info", "smoosh: flushed every queue", {});
       return;
     case "enqueue-all":

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { canSpend, fullBudget, nextTokenAtMs, refill, spend } from "../../../src/core/compaction/check-budget.js";
-import { nextCheckAtMs, PROBE_UPDATES, type Watch } from "../../../src/core/compaction/check-schedule.js";
+import { nextCheckAtMs, PROBE_UPDATES, updatesMatter, type Watch } from "../../../src/core/compaction/check-schedule.js";
 import { projectInfo, updatesUntilWorthIt, type Growth } from "../../../src/core/compaction/growth.js";
 import { channelPriority } from "../../../src/core/compaction/priority.js";
 import {
@@ -182,6 +182,35 @@ describe("check policy: the pure rules", () => {
         // Predicted to qualify by now: as soon as allowed.
         if (watch.growth !== undefined && watch.updates >= watch.updatesToGo) expect(at).toBe(earliest);
       }),
+    );
+  });
+
+  it("schedule: more updates move a dirty object's time only when updatesMatter says so (what markDirty skips on)", () => {
+    // updatesToGo near the counts, and few updates, so that crossings (probe and prediction) are common.
+    // Dirty soon after its last check, so that the probe's delay and the cap are not always behind the coalescing window.
+    const nearArb = fc.record({
+      watch: watchArb,
+      learnt: fc.boolean(),
+      toGo: fc.integer({ min: 1, max: 6 }),
+      updates: fc.integer({ min: 1, max: 4 }),
+      more: fc.integer({ min: 1, max: 4 }),
+      dirtyAfterLastMs: fc.integer({ min: 0, max: 10_000 }),
+    });
+    fc.assert(
+      fc.property(nearArb, settingsArb, fc.boolean(), ({ watch: w, learnt, toGo, updates, more, dirtyAfterLastMs }, settings, queued) => {
+        const watch: Watch = {
+          ...w,
+          updates,
+          // Half with growth learnt (the prediction's count), half without (the probe's).
+          growth: learnt ? (w.growth ?? { fileBytesPerUpdate: 1, activeBytesPerUpdate: 0, seqPerUpdate: 1 }) : undefined,
+          updatesToGo: w.updatesToGo === Number.POSITIVE_INFINITY ? w.updatesToGo : toGo,
+          dirtySinceMs: w.last === undefined ? w.dirtySinceMs : w.last.atMs + dirtyAfterLastMs,
+        };
+        const after: Watch = { ...watch, updates: updates + more };
+        const moved = nextCheckAtMs(after, settings, queued) !== nextCheckAtMs(watch, settings, queued);
+        if (moved) expect(updatesMatter(watch, after.updates)).toBe(true);
+      }),
+      { numRuns: 2000 },
     );
   });
 

@@ -21,6 +21,7 @@ import {
   type SmooshState,
 } from "../../../src/core/compaction/index.js";
 import { channelJobCount } from "../../../src/core/compaction/channel.js";
+import { misplacedDueChecks } from "../../../src/core/compaction/checks.js";
 import { inWindow } from "../../../src/core/compaction/window.js";
 
 export const configFrom = (ini: IniSections): SmooshConfig => {
@@ -80,6 +81,8 @@ export class Sim {
     for (const channel of this.state.channels.values()) {
       expect(channelJobCount(this.state, channel.config.name)).toBeLessThanOrEqual(channel.config.concurrency);
     }
+    // Every written object not held (running, being checked, backing off) waits where the check policy says: markDirty relies on it.
+    expect(misplacedDueChecks(this.state), `due checks off the policy after ${event.type}`).toEqual([]);
   }
 
   private take(effects: readonly SmooshEffect[]): void {

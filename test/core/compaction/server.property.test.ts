@@ -87,7 +87,8 @@ type Action =
   | { t: "resume" }
   | { t: "flush" }
   | { t: "deleted"; db: number }
-  | { t: "enqueue-all"; scope: "dbs" | "views" };
+  | { t: "enqueue-all"; scope: "dbs" | "views" }
+  | { t: "retune"; stalenessMinutes: number; minCheckIntervalMs: number; maxCheckIntervalSecs: number; capacity: number };
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant("update" as const), object: fc.nat(), force: fc.boolean() }) },
@@ -99,6 +100,17 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ t: "flush" as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("deleted" as const), db: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("enqueue-all" as const), scope: fc.constantFrom("dbs" as const, "views" as const) }) },
+  // The check policy's settings and the queues' capacities change while objects are dirty and scheduled.
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant("retune" as const),
+      stalenessMinutes: fc.integer({ min: 0, max: 5 }),
+      minCheckIntervalMs: fc.integer({ min: 0, max: 10_000 }),
+      maxCheckIntervalSecs: fc.integer({ min: 1, max: 600 }),
+      capacity: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
 );
 
 const pick = <T>(xs: readonly T[], i: number): T => xs[i % xs.length] as T;
@@ -124,6 +136,13 @@ const run = (sim: Sim, actions: readonly Action[]): void => {
       case "enqueue-all":
         sim.send({ type: "enqueue-all", scope: a.scope });
         break;
+      case "retune": {
+        // Same channels, concurrency, windows and ignored dbs (what the start checks read); new policy settings and capacities.
+        const { stalenessMinutes, minCheckIntervalMs, maxCheckIntervalSecs, capacity } = a;
+        const channels = Object.fromEntries(Object.entries(sim.config.channels).map(([name, channel]) => [name, { ...channel, capacity }]));
+        sim.send({ type: "config-changed", config: { ...sim.config, stalenessMinutes, minCheckIntervalMs, maxCheckIntervalSecs, channels } });
+        break;
+      }
       default:
         sim.send({ type: a.t });
     }

@@ -45,6 +45,31 @@ describe("smoosh reducer examples", () => {
     expect(sim.starts).toEqual([{ atMs: T0 + 30_000, channel: "ratio_dbs", object: dbA, adopt: false }]);
   });
 
+  it("a new config applies to an object already waiting to be checked, at once", () => {
+    const waiting = { ...base, min_check_interval_ms: "60000" };
+    const sim = new Sim(configFrom({ smoosh: waiting }), () => bigDb(), [], () => [], T0);
+    sim.send({ type: "object-updated", object: dbA }); // due after the coalescing window: T0 + 60 s
+    sim.advance(1_000);
+    expect(sim.effectsOf("fetch-info")).toHaveLength(0);
+    sim.send({ type: "config-changed", config: configFrom({ smoosh: { ...waiting, min_check_interval_ms: "1000" } }) });
+    sim.advance(0);
+    // Due at T0 + 1 s under the new window, without waiting for another update to move it.
+    expect(sim.effectsOf("fetch-info").map((f) => f.object)).toEqual([dbA]);
+  });
+
+  it("flush empties the check queue too: a written object is looked at again only once written again", () => {
+    const waiting = { ...base, min_check_interval_ms: "10000" };
+    const sim = new Sim(configFrom({ smoosh: waiting }), () => bigDb(), [], () => [], T0);
+    sim.send({ type: "object-updated", object: dbA });
+    sim.advance(1_000);
+    sim.send({ type: "flush" });
+    sim.advance(60_000);
+    expect(sim.effectsOf("fetch-info")).toHaveLength(0);
+    sim.send({ type: "object-updated", object: dbA });
+    sim.advance(10_000);
+    expect(sim.effectsOf("fetch-info").map((f) => f.object)).toEqual([dbA]);
+  });
+
   it("events the store may have missed (a feed reconnect) make it rescan every db, under the budget", () => {
     const sim = new Sim(configFrom({ smoosh: base }), () => bigDb(), ["a", "b"], () => [], T0);
     sim.send({ type: "events-missed" });
