@@ -176,12 +176,21 @@ const decodeIgnored = (ini: IniSections, errors: ConfigError[]): string[] =>
     readValue(ini, IGNORE_SECTION, db, BooleanFromString, false, errors),
   );
 
-/** A channel name in two lists would share one queue for two kinds of object: refuse it. */
+/**
+ * A channel name in two lists would share one queue for two kinds of object:
+ * refuse it. So are names an object inherits (`constructor`, `__proto__`,
+ * ...): channels are looked up by name in plain objects (the config, the
+ * persisted queues), where such a name finds something that is not a channel.
+ */
 const checkDuplicates = (ini: IniSections, lists: ReadonlyArray<readonly [string, readonly string[]]>, errors: ConfigError[]): void => {
   const seen = new Map<string, string>();
   for (const [key, names] of lists) {
     const inThisList = new Set<string>();
     for (const name of names) {
+      if (name in Object.prototype) {
+        errors.push({ section: SECTION, key, value: ini[SECTION]?.[key] ?? names.join(","), message: `channel name ${JSON.stringify(name)} is reserved` });
+        continue;
+      }
       const other = seen.get(name);
       if (other !== undefined || inThisList.has(name)) {
         errors.push({
@@ -216,7 +225,7 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
   ];
   for (const [names, kind] of kinds) {
     for (const name of names) {
-      if (channels[name] === undefined) channels[name] = decodeChannel(ini, name, kind, errors);
+      if (!Object.hasOwn(channels, name) && !(name in Object.prototype)) channels[name] = decodeChannel(ini, name, kind, errors);
     }
   }
   const stateDirRaw = ini[SECTION]?.["state_dir"];

@@ -73,6 +73,15 @@ describe("decodeSmooshConfig", () => {
     );
   });
 
+  it("a channel named like something every object inherits is refused, naming the list and the name", () => {
+    for (const name of ["constructor", "__proto__", "toString"]) {
+      const r = decodeSmooshConfig({ smoosh: { db_channels: `ratio_dbs,${name}` } });
+      expect(isLeft(r) && r.left).toEqual([
+        { section: "smoosh", key: "db_channels", value: `ratio_dbs,${name}`, message: `channel name ${JSON.stringify(name)} is reserved` },
+      ]);
+    }
+  });
+
   it("a channel listed twice is an error naming the list", () => {
     const r = decodeSmooshConfig({ smoosh: { db_channels: "a,b", view_channels: "b" } });
     expect(isLeft(r) && r.left[0]).toMatchObject({ section: "smoosh", key: "view_channels", value: "b" });
