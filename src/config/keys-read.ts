@@ -6,7 +6,7 @@
  * `ini[section]?.[key]` (every `readValue` does); one that only enumerates a
  * section's keys (`[smoosh.ignore]`, `[admins]`) is registered as taking any key.
  */
-import type { IniSections } from "../core/shared/ini.js";
+import { isInheritedName, type IniSections } from "../core/shared/ini.js";
 
 export type KeysBySection = ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -15,14 +15,14 @@ export function keysReadBy(decode: (ini: IniSections) => unknown, ini: IniSectio
   const sectionView = (name: string, values: Readonly<Record<string, string>>) =>
     new Proxy(values, {
       get(target, key, receiver) {
-        if (typeof key === "string" && !(key in Object.prototype)) addKey(read, name, key);
+        if (typeof key === "string" && !isInheritedName(key)) addKey(read, name, key);
         return Reflect.get(target, key, receiver);
       },
     });
   const iniView = new Proxy(ini, {
     get(target, section, receiver) {
       const values = Reflect.get(target, section, receiver) as Readonly<Record<string, string>> | undefined;
-      if (typeof section !== "string" || section in Object.prototype) return values;
+      if (typeof section !== "string" || isInheritedName(section)) return values;
       // Present even when absent from the INI, so `ini[section]?.[key]` still reaches the key.
       return sectionView(section, values ?? {});
     },

@@ -47,7 +47,7 @@ const logDropped = (d: Draft, channel: string, dropped: readonly QueueItem<Compa
 /**
  * Queue `object` in `channelName` at `priority` (replacing an earlier entry),
  * truncating to capacity. Returns the keys dropped to make room (their
- * objects are no longer queued: the caller reschedules them, checks.ts `requeued`).
+ * objects are no longer queued: the caller reschedules them, checks.ts `rescheduleKeys`).
  */
 export const placeInChannel = (d: Draft, channelName: string, object: CompactionObject, priority: number): string[] => {
   const channel = d.state.channels.get(channelName);

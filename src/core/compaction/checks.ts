@@ -178,8 +178,12 @@ export const flushChecks = (d: Draft): void => {
   }
 };
 
-/** Objects whose queue changed under them (dropped at capacity, put back): their next look follows where they are now. */
-export const requeued = (d: Draft, keys: Iterable<string>): void => {
+/**
+ * Objects whose situation changed (a job released them, a queue took them
+ * in, put them back or dropped them, a check was answered or found no room):
+ * each one's next look follows the policy as things stand now.
+ */
+export const rescheduleKeys = (d: Draft, keys: Iterable<string>): void => {
   for (const key of keys) {
     const watch = d.state.watches.get(key);
     if (watch !== undefined) reschedule(d, key, watch);
@@ -226,7 +230,7 @@ export const forceCheck = (d: Draft, object: CompactionObject): void => {
   if (result === "full") {
     dropped(d, object, "forced");
     // Not forced after all (a due retry finds no room): looked at when the policy says.
-    return requeued(d, [key]);
+    return rescheduleKeys(d, [key]);
   }
   update(d, { checks: queues, retries: d.state.retries.delete(key) });
 };
@@ -405,8 +409,7 @@ const settleFetches = (d: Draft, answers: readonly CheckAnswer[]): { fetch: Fetc
 const placeAnswered = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "missing" | { error: string }): void => {
   settleAnswer(d, fetch, key, info);
   // No longer being checked: it waits where the policy says now (its queue, the updates heard meanwhile).
-  const watch = d.state.watches.get(key);
-  if (watch !== undefined) reschedule(d, key, watch);
+  rescheduleKeys(d, [key]);
 };
 
 const settleAnswer = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "missing" | { error: string }): void => {
@@ -438,7 +441,7 @@ const placeInFirstChannel = (d: Draft, key: string, object: CompactionObject, in
     const priority = channelPriority(channel, info);
     if (priority > 0) {
       removeFromQueues(d, key, channel.name);
-      requeued(d, placeInChannel(d, channel.name, object, priority));
+      rescheduleKeys(d, placeInChannel(d, channel.name, object, priority));
       return;
     }
   }
@@ -474,13 +477,6 @@ export const onCompacted = (d: Draft, object: CompactionObject): void => {
   };
   putWatch(d, key, next);
   reschedule(d, key, next);
-};
-
-/** A job that ended or backs off: its object may be scheduled again. */
-export const onReleased = (d: Draft, object: CompactionObject): void => {
-  const key = objectKey(object);
-  const watch = d.state.watches.get(key);
-  if (watch !== undefined) reschedule(d, key, watch);
 };
 
 /**

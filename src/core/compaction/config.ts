@@ -9,6 +9,7 @@ import type { Either } from "fp-ts/lib/Either.js";
 import {
   BooleanFromString,
   CsvFromString,
+  isInheritedName,
   NonNegIntFromString,
   NumberOrInfinityFromString,
   PosIntFromString,
@@ -177,17 +178,16 @@ const decodeIgnored = (ini: IniSections, errors: ConfigError[]): string[] =>
   );
 
 /**
- * A channel name in two lists would share one queue for two kinds of object:
- * refuse it. So are names an object inherits (`constructor`, `__proto__`,
- * ...): channels are looked up by name in plain objects (the config, the
- * persisted queues), where such a name finds something that is not a channel.
+ * A channel name in two lists would share one queue for two kinds of object,
+ * and an inherited name finds no channel where channels are looked up by name
+ * (the config, the persisted queues): refuse both.
  */
-const checkDuplicates = (ini: IniSections, lists: ReadonlyArray<readonly [string, readonly string[]]>, errors: ConfigError[]): void => {
+const checkChannelNames = (ini: IniSections, lists: ReadonlyArray<readonly [string, readonly string[]]>, errors: ConfigError[]): void => {
   const seen = new Map<string, string>();
   for (const [key, names] of lists) {
     const inThisList = new Set<string>();
     for (const name of names) {
-      if (name in Object.prototype) {
+      if (isInheritedName(name)) {
         errors.push({ section: SECTION, key, value: ini[SECTION]?.[key] ?? names.join(","), message: `channel name ${JSON.stringify(name)} is reserved` });
         continue;
       }
@@ -216,7 +216,7 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
   const dbChannels = read("db_channels", CsvFromString, DEFAULT_DB_CHANNELS);
   const viewChannels = read("view_channels", CsvFromString, DEFAULT_VIEW_CHANNELS);
   const cleanupChannels = read("cleanup_channels", CsvFromString, DEFAULT_CLEANUP_CHANNELS);
-  checkDuplicates(ini, [["db_channels", dbChannels], ["view_channels", viewChannels], ["cleanup_channels", cleanupChannels]], errors);
+  checkChannelNames(ini, [["db_channels", dbChannels], ["view_channels", viewChannels], ["cleanup_channels", cleanupChannels]], errors);
   const channels: Record<string, ChannelConfig> = {};
   const kinds: ReadonlyArray<readonly [readonly string[], ChannelKind]> = [
     [dbChannels, "db"],
@@ -225,7 +225,7 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
   ];
   for (const [names, kind] of kinds) {
     for (const name of names) {
-      if (!Object.hasOwn(channels, name) && !(name in Object.prototype)) channels[name] = decodeChannel(ini, name, kind, errors);
+      if (!Object.hasOwn(channels, name) && !isInheritedName(name)) channels[name] = decodeChannel(ini, name, kind, errors);
     }
   }
   const stateDirRaw = ini[SECTION]?.["state_dir"];

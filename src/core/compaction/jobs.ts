@@ -6,7 +6,7 @@
  */
 import { backoffDelayMs, shouldGiveUp } from "./backoff.js";
 import { channelHasRoom, channelOpen, placeInChannel } from "./channel.js";
-import { forceCheck, freshInfo, onCompacted, onReleased, requeued } from "./checks.js";
+import { forceCheck, freshInfo, onCompacted, rescheduleKeys } from "./checks.js";
 import { firstLookAtMs, takeRecentRead } from "./job-looks.js";
 import { cleanupOf, describeObject } from "./object.js";
 import { channelPriority } from "./priority.js";
@@ -49,7 +49,7 @@ export const startWhatCan = (d: Draft): void => {
       setChannel(d, name, { ...channel, queue: best.queue });
       // Guards: neither is normally queued, but a restored snapshot or a config change can leave one.
       if (d.state.runningKeys.has(best.key) || isIgnored(d.state, best.value)) {
-        requeued(d, [best.key]);
+        rescheduleKeys(d, [best.key]);
         continue;
       }
       const jobId = takeId(d);
@@ -96,7 +96,7 @@ export const onPrecheckAnswered = (d: Draft, job: Job, info: ObjectInfo | "missi
   dropJob(d, job);
   settlePrecheck(d, job, info);
   // Started or adopted (held again, left as it is), backing off, put back or let go: its next look follows the policy.
-  onReleased(d, job.object);
+  rescheduleKeys(d, [job.key]);
 };
 
 const settlePrecheck = (d: Draft, job: Job, info: ObjectInfo | "missing" | { error: string }): void => {
@@ -117,7 +117,7 @@ const settlePrecheck = (d: Draft, job: Job, info: ObjectInfo | "missing" | { err
   }
   if (!channelOpen(d.state, channel, d.nowMs)) {
     // Suspended or the window closed while the info was fetched: back in the queue, not started.
-    requeued(d, placeInChannel(d, job.channel, job.object, job.priority));
+    rescheduleKeys(d, placeInChannel(d, job.channel, job.object, job.priority));
     return;
   }
   const priority = channelPriority(channel.config, info);
@@ -160,7 +160,7 @@ export const onJobFailed = (d: Draft, job: Job, error: string, atStart: boolean)
   log(d, "warn", atStart ? "smoosh: failed to start" : "smoosh: job failed", { ...jobFields(job), error });
   retryLater(d, job, error);
   // Held by its retry, unless it gave up: then its next look follows the policy.
-  onReleased(d, job.object);
+  rescheduleKeys(d, [job.key]);
 };
 
 export const onJobFinished = (d: Draft, job: Job, reclaimedBytes: number | undefined): void => {

@@ -2,7 +2,7 @@
  * Taking and restoring snapshots of the queues (`persist = true`).
  */
 import { placeInChannel, removeFromQueues } from "./channel.js";
-import { forceCheck, requeued } from "./checks.js";
+import { forceCheck, rescheduleKeys } from "./checks.js";
 import { channelKindOf, objectKey } from "./object.js";
 import { queueItems } from "./queue.js";
 import type { SmooshSnapshot } from "./snapshot.js";
@@ -38,7 +38,7 @@ export const restoreSnapshot = (d: Draft, snapshot: SmooshSnapshot): void => {
         continue;
       }
       removeFromQueues(d, objectKey(object), name);
-      requeued(d, [objectKey(object), ...placeInChannel(d, name, object, priority)]);
+      rescheduleKeys(d, [objectKey(object), ...placeInChannel(d, name, object, priority)]);
       restored += 1;
     }
   }

@@ -11,6 +11,13 @@ import { isLeft, type Either, left, right } from "fp-ts/lib/Either.js";
 /** `{ "smoosh": { "db_channels": "ratio_dbs,slack_dbs" }, "smoosh.ratio_dbs": { ... } }` */
 export type IniSections = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
+/**
+ * A name every plain object inherits (`constructor`, `__proto__`,
+ * `toString`, ...): looked up in plain objects (sections, keys, channels by
+ * name), it finds something that was never configured.
+ */
+export const isInheritedName = (name: string): boolean => name in Object.prototype;
+
 /** A rejected configuration value. */
 export interface ConfigError {
   readonly section: string;
