@@ -108,6 +108,37 @@ describe("memory store: view indexes", () => {
     expect((await store.viewIndexInfo("db", "_design/v"))?.activeBytes).toBe(viewABytes(store, 10));
   });
 
+  it("auto-indexing: dbs written at the same time share one timer; a db deleted and created again is built at its own time", async () => {
+    const { scheduler, store } = world(1000);
+    const built: string[] = [];
+    await store.start((event) => {
+      if (event.type === "view-updated") built.push(event.db);
+    });
+    for (const db of ["a", "b", "c"]) {
+      store.createDb(db);
+      store.putDesignDoc(db, "v", VIEWS_A);
+      writeRounds(store, db, 5, 1);
+    }
+    expect(scheduler.pendingTimers()).toBe(1);
+    store.deleteDb("b");
+    scheduler.advanceBy(500);
+    store.createDb("b");
+    store.putDesignDoc("b", "v", VIEWS_A);
+    writeRounds(store, "b", 5, 1);
+    expect(scheduler.pendingTimers()).toBe(2);
+    scheduler.advanceBy(500);
+    // The timer started a's and c's builds (asking joins them; the sandbox thread takes real time), not b's.
+    expect((await store.viewIndexInfo("b", "_design/v"))?.updaterRunning).toBe(false);
+    await Promise.all(["a", "c"].map((db) => store.updateViewGroup(db, "_design/v")));
+    expect([...built].sort()).toEqual(["a", "c"]);
+    expect((await store.viewIndexInfo("b", "_design/v"))?.updateSeqNumber).toBe(0);
+    scheduler.advanceBy(500);
+    await store.updateViewGroup("b", "_design/v");
+    expect(built).toHaveLength(3);
+    expect(built[2]).toBe("b");
+    expect(scheduler.pendingTimers()).toBe(0);
+  });
+
   it("auto-indexing is off by default: writes alone build nothing", async () => {
     const scheduler = new VirtualScheduler();
     const store = createMemoryStore({ scheduler });
