@@ -321,6 +321,10 @@ describe("check policy: the reducer", () => {
         }
         d.advanceTo(d.nowMs + 1);
         if (crossedAt === undefined) return;
+        // Steadily: it stays worth compacting once it is. A db with 2x garbage just under min_size that
+        // gains mostly live data crosses min_size while its ratio sinks below 2, and may qualify for
+        // fewer updates than the coalescing window lasts (FC_SEED=402 FC_RUNS=5000 found one: 2 updates).
+        for (let n = crossedAt; n <= 400; n++) if (!worthAt(n)) return;
         const queuedAt = d.effects.findIndex((e) => e.type === "log" && e.msg === "smoosh: enqueued");
         expect(queuedAt).toBeGreaterThanOrEqual(0);
         // Checks before it qualified: a first look, a probe to learn the growth, a few while the
