@@ -11,6 +11,7 @@ import { makeRev, revGeneration } from "./revisions.js";
 import { SizedFile, type SizeAccount } from "./byte-ledger.js";
 import {
   batchOverheadBytes,
+  commitGrowthBytes,
   compactedFileBytes,
   docEntryBytes,
   type StorageModel,
@@ -127,7 +128,7 @@ export class MemoryDatabase extends SizedFile {
     if (written.length > 0) {
       let appended = batchOverheadBytes(this.model, written.length, this.docs.size);
       for (const record of written) appended += record.entryBytes;
-      this.append(appended);
+      this.append(commitGrowthBytes(this.model, this.fileBytes, appended));
     }
     return { results, written };
   }

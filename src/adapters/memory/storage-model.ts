@@ -3,7 +3,8 @@
  *
  * Every write appends the new document entry plus the b-tree nodes on the
  * path from the touched leaves to the root (both the by-id and the by-seq
- * tree); nothing is overwritten, so updates and deletes leave the old entries
+ * tree), then its commit's header at the next 4 KiB block boundary
+ * (`commitGrowthBytes`); nothing is overwritten, so updates and deletes leave the old entries
  * behind as garbage. `activeBytes` counts only what a compaction would copy:
  * the latest entry of every document (tombstones included, as CouchDB keeps
  * them). Compaction rewrites the live entries into a fresh file.
@@ -30,6 +31,14 @@
  * One set of constants cannot fit both that index (compressible text) and
  * fx_big's above (small rows, active 1.34 x external): the model takes
  * `6 + 0.6 x external` per row, within ~35% of each.
+ *
+ * Commits, measured on CouchDB 3.4.3 (q=1, 2026-11-27; docs/benchmarks.md,
+ * "A commit costs a block"): a one-document write grows the file by exactly
+ * 4,096 B, whatever the document; bulk writes grow it by whole blocks
+ * (172,032-262,144 B for 200 updates). The model had charged a single write
+ * about 1,000 B. For batches the model still appends less than CouchDB
+ * (1.5-3x: CouchDB rewrites most leaves of both trees, cut at
+ * `btree_chunk_size`, 1,279 B), left for a model of leaves in bytes.
  *
  * Pure functions over a parameter record, so simulations can tune the model.
  */
@@ -67,6 +76,15 @@ export interface StorageModel {
   readonly viewAppendFactor: number;
   /** `_view_cleanup` deletes files: quick. */
   readonly cleanupDurationMs: number;
+  /**
+   * couch_file writes each commit's header at the start of a block of this
+   * size, so a commit grows the file to the next block boundary plus the
+   * header: a one-document write costs a whole block (measured: 4,096 B per
+   * single write on CouchDB 3.4.3). 0: no padding.
+   */
+  readonly commitBlockBytes: number;
+  /** The db header a commit writes after the padding. */
+  readonly commitHeaderBytes: number;
 }
 
 export const defaultStorageModel: StorageModel = {
@@ -86,6 +104,9 @@ export const defaultStorageModel: StorageModel = {
   viewHeaderBytes: 3_800,
   viewAppendFactor: 1,
   cleanupDurationMs: 50,
+  commitBlockBytes: 4_096,
+  // An empty shard's file is two header blocks and one header: 8,350 B = 2 x 4,096 + 158 (headerBytes, q=2).
+  commitHeaderBytes: 158,
 };
 
 /** Bytes of a document's latest entry: body (none for a tombstone) + metadata + rev-tree stubs. */
@@ -111,6 +132,17 @@ export function batchOverheadBytes(model: StorageModel, batchSize: number, entri
   const touchedLeaves = Math.min(batchSize, leaves);
   const innerNodes = btreeDepth(model, entries) - 1;
   return 2 * model.btreeNodeBytes * (touchedLeaves + innerNodes);
+}
+
+/**
+ * How much a commit of `dataBytes` (documents and b-tree nodes) grows a file
+ * that ends at `fileBytes`: the data, then padding to the next block, then
+ * the header there (couch_file's `write_header`).
+ */
+export function commitGrowthBytes(model: StorageModel, fileBytes: number, dataBytes: number): number {
+  const block = model.commitBlockBytes;
+  if (block <= 0) return dataBytes;
+  return Math.ceil((fileBytes + dataBytes) / block) * block + model.commitHeaderBytes - fileBytes;
 }
 
 /** The file a compaction produces from `activeBytes` of live data. */
