@@ -619,7 +619,10 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const dueMs = this.scheduler.nowMs() + this.autoIndexDelayMs;
     this.indexDueMs.set(db, dueMs);
     const batch = this.indexBatches.get(dueMs);
-    if (batch !== undefined) return void batch.dbs.push(db);
+    if (batch !== undefined) {
+      batch.dbs.push(db);
+      return;
+    }
     const dbs = [db];
     this.indexBatches.set(dueMs, { dbs, cancel: this.scheduler.setTimeout(() => this.indexDue(dueMs, dbs), this.autoIndexDelayMs) });
   }
