@@ -36,9 +36,11 @@
  * "A commit costs a block"): a one-document write grows the file by exactly
  * 4,096 B, whatever the document; bulk writes grow it by whole blocks
  * (172,032-262,144 B for 200 updates). The model had charged a single write
- * about 1,000 B. For batches the model still appends less than CouchDB
- * (1.5-3x: CouchDB rewrites most leaves of both trees, cut at
- * `btree_chunk_size`, 1,279 B), left for a model of leaves in bytes.
+ * about 1,000 B. Batches of consecutive ids match CouchDB (508-564 B per
+ * update there, 588-662 here). Batches of random ids append 2.3-3.5x as
+ * much there, as CouchDB rewrites most leaves of both trees (cut at
+ * `btree_chunk_size`, 1,279 B), so the model appends 1.5-3x less for
+ * them: left for a model that knows the ids' ranks.
  *
  * Pure functions over a parameter record, so simulations can tune the model.
  */

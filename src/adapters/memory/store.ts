@@ -16,7 +16,8 @@
  * CouchDB's do (`ViewStore`).
  */
 import type { EventSource, EventSourceStatus, StoreEvent, StoreEventListener } from "../../ports/events.js";
-import type { Logger, Scheduler, CancelTimer } from "../../ports/shell.js";
+import type { Logger, Scheduler } from "../../ports/shell.js";
+import { AutoIndexTimers } from "./auto-index-timers.js";
 import type { SandboxFactory, SandboxLimits } from "../../ports/sandbox.js";
 import type { ViewGroupInfo, ViewQuery, ViewResult, ViewStore } from "../../ports/views.js";
 import type {
@@ -118,11 +119,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   private readonly dbs = new Map<DbName, StoredDb>();
   private readonly jobs = new Map<string, CompactionJob>();
   private readonly faults = new Map<DbName, InjectedFault[]>();
-  /** Dbs waiting for their auto-index pass, by the time it is due. */
-  private readonly indexDueMs = new Map<DbName, number>();
-  /** One timer per due time, for every db due then, in the order they were written. */
-  private readonly indexBatches = new Map<number, { readonly dbs: DbName[]; readonly cancel: CancelTimer }>();
-  private readonly autoIndexDelayMs: number | false;
+  /** Undefined when auto-indexing is off. */
+  private readonly autoIndex: AutoIndexTimers | undefined;
   private readonly hub: EventHub;
   private readonly defaultSource: EventSource;
   private readonly sandboxes: SandboxCache;
@@ -137,8 +135,14 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   constructor(options: MemoryStoreOptions) {
     this.scheduler = options.scheduler;
     this.model = { ...defaultStorageModel, ...(options.model ?? {}) };
-    this.autoIndexDelayMs = options.autoIndexDelayMs ?? false;
     this.logger = options.logger ?? silentLogger;
+    const autoIndexDelayMs = options.autoIndexDelayMs ?? false;
+    this.autoIndex =
+      autoIndexDelayMs === false
+        ? undefined
+        : new AutoIndexTimers(this.scheduler, autoIndexDelayMs, (db) => {
+            this.buildViews(db).catch((error: unknown) => this.logger.warn({ db, error: String(error) }, "auto-indexing failed"));
+          });
     let ownFactory: SandboxFactory | undefined;
     // Created on first use: a store whose views are never built starts no sandbox thread.
     const factory = (): SandboxFactory => options.sandbox ?? (ownFactory ??= createSandboxFactory());
@@ -234,7 +238,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     stored.data.detach();
     stored.views.detach();
     this.dbsDeleted++;
-    this.indexDueMs.delete(name);
+    this.autoIndex?.forget(name);
     this.faults.delete(name);
     for (const job of [...this.jobs.values()]) {
       if (job.description.db === name) job.fail(`database ${name} was deleted`);
@@ -295,9 +299,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
 
   /** Stop auto-indexing and dispose the compiled map functions (the store's own sandbox thread ends). Data stays. */
   close(): void {
-    for (const batch of this.indexBatches.values()) batch.cancel();
-    this.indexBatches.clear();
-    this.indexDueMs.clear();
+    this.autoIndex?.close();
     this.sandboxes.close();
   }
 
@@ -612,34 +614,9 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   }
 
   private scheduleIndexing(db: DbName): void {
-    if (this.autoIndexDelayMs === false) return;
     // Looked up again: a listener of the events just emitted may have deleted (or re-created) the db.
-    const stored = this.dbs.get(db);
-    if (stored === undefined || !stored.views.hasViews() || this.indexDueMs.has(db)) return;
-    const dueMs = this.scheduler.nowMs() + this.autoIndexDelayMs;
-    this.indexDueMs.set(db, dueMs);
-    const batch = this.indexBatches.get(dueMs);
-    if (batch !== undefined) {
-      batch.dbs.push(db);
-      return;
-    }
-    const dbs = [db];
-    this.indexBatches.set(dueMs, { dbs, cancel: this.scheduler.setTimeout(() => this.indexDue(dueMs, dbs), this.autoIndexDelayMs) });
-  }
-
-  /**
-   * Every db due at `dueMs` from one timer (in the order written): a
-   * simulation's scheduler gives each timer its own event-loop turn, and one
-   * timer per db cost bench:simulate about 7% (docs/benchmarks.md).
-   */
-  private indexDue(dueMs: number, dbs: readonly DbName[]): void {
-    this.indexBatches.delete(dueMs);
-    for (const db of dbs) {
-      // Deleted (and maybe re-created, due later) since: not this batch's.
-      if (this.indexDueMs.get(db) !== dueMs) continue;
-      this.indexDueMs.delete(db);
-      this.buildViews(db).catch((error: unknown) => this.logger.warn({ db, error: String(error) }, "auto-indexing failed"));
-    }
+    if (this.autoIndex === undefined || this.dbs.get(db)?.views.hasViews() !== true) return;
+    this.autoIndex.schedule(db);
   }
 }
 
