@@ -9,11 +9,13 @@ import type { ChangeRow, ChangesPage, ChangesQuery, DocWriteResult, StoredDoc } 
 import { docIdProblem, isDesignDocId } from "./names.js";
 import { makeRev, revGeneration } from "./revisions.js";
 import { SizedFile, type SizeAccount } from "./byte-ledger.js";
+import { SortedIds } from "./sorted-ids.js";
 import {
-  batchOverheadBytes,
+  btreeRewriteBytes,
   commitGrowthBytes,
   compactedFileBytes,
   docEntryBytes,
+  leafIndexOf,
   type StorageModel,
 } from "./storage-model.js";
 
@@ -79,6 +81,10 @@ export class MemoryDatabase extends SizedFile {
   private logSeqs: number[] = [];
   private logIds: string[] = [];
   private staleLogEntries = 0;
+  /** By-id order, for the leaves a batch touches. */
+  private readonly sortedIds = new SortedIds(() => this.docs.keys());
+  /** Scratch of `writeBatch`: where the updated docs' old entries sat in the by-seq tree (then their leaves, and the tail's). */
+  private oldSeqPositions: number[] = [];
 
   updateSeq = 0;
   compactedSeq: number | undefined = undefined;
@@ -116,6 +122,7 @@ export class MemoryDatabase extends SizedFile {
   writeBatch(docs: readonly unknown[]): WriteBatchResult {
     const results: DocWriteResult[] = [];
     const written: DocRecord[] = [];
+    this.oldSeqPositions = [];
     for (const doc of docs) {
       const outcome = this.writeOne(doc);
       if ("error" in outcome) {
@@ -126,11 +133,33 @@ export class MemoryDatabase extends SizedFile {
       }
     }
     if (written.length > 0) {
-      let appended = batchOverheadBytes(this.model, written.length, this.docs.size);
+      let appended = this.btreeBytes(written);
       for (const record of written) appended += record.entryBytes;
       this.append(commitGrowthBytes(this.model, this.fileBytes, appended));
     }
     return { results, written };
+  }
+
+  /**
+   * What a commit of `written` rewrites in the by-id and by-seq trees: the
+   * leaves of their ids, the leaves their old seqs left and the tail where
+   * the new seqs go, with the inner nodes above them. One write touches one
+   * by-id leaf wherever its id falls, so only batches need the ids' order.
+   */
+  private btreeBytes(written: readonly DocRecord[]): number {
+    const entries = this.docs.size;
+    const model = this.model;
+    const byId = written.length === 1 ? ONE_LEAF : this.sortedIds.ranks(written.map((record) => record.id)).map((rank) => leafIndexOf(model, rank));
+    const bySeq = this.oldSeqPositions;
+    for (let i = 0; i < bySeq.length; i++) bySeq[i] = leafIndexOf(model, bySeq[i]!);
+    for (let leaf = leafIndexOf(model, entries - written.length); leaf <= leafIndexOf(model, entries - 1); leaf++) bySeq.push(leaf);
+    if (bySeq.length > 1) bySeq.sort(ascending);
+    return btreeRewriteBytes(model, byId, written.length, entries) + btreeRewriteBytes(model, bySeq, written.length, entries);
+  }
+
+  /** Where the entry of `seq` sits among the by-seq tree's live entries, estimated from its place in the log (which also holds stale entries). */
+  private seqPosition(seq: number): number {
+    return Math.floor((this.firstLogIndexAfter(seq - 1) * this.docs.size) / Math.max(1, this.logSeqs.length));
   }
 
   private writeOne(doc: unknown): DocRecord | { error: string; reason: string } {
@@ -180,6 +209,8 @@ export class MemoryDatabase extends SizedFile {
       seq: ++this.updateSeq,
       entryBytes: docEntryBytes(this.model, bodyBytes, generation),
     };
+    if (existing === undefined) this.sortedIds.add(record.id);
+    else this.oldSeqPositions.push(this.seqPosition(existing.seq));
     this.replace(existing, record);
     return record;
   }
@@ -336,6 +367,10 @@ export class MemoryDatabase extends SizedFile {
     return low;
   }
 }
+
+/** Where a single write lands in the by-id tree does not change what it costs. */
+const ONE_LEAF: readonly number[] = [0];
+const ascending = (a: number, b: number): number => a - b;
 
 function parseLimit(limit: number | undefined): number {
   if (limit === undefined) return Number.POSITIVE_INFINITY;

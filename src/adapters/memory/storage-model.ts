@@ -33,14 +33,21 @@
  * `6 + 0.6 x external` per row, within ~35% of each.
  *
  * Commits, measured on CouchDB 3.4.3 (q=1, 2026-11-27; docs/benchmarks.md,
- * "A commit costs a block"): a one-document write grows the file by exactly
- * 4,096 B, whatever the document; bulk writes grow it by whole blocks
- * (172,032-262,144 B for 200 updates). The model had charged a single write
- * about 1,000 B. Batches of consecutive ids match CouchDB (508-564 B per
- * update there, 588-662 here). Batches of random ids append 2.3-3.5x as
- * much there, as CouchDB rewrites most leaves of both trees (cut at
- * `btree_chunk_size`, 1,279 B), so the model appends 1.5-3x less for
- * them: left for a model that knows the ids' ranks.
+ * "A commit costs a block" and "Leaves in bytes"): a commit grows the file
+ * to the next 4 KiB block, then its header, so a one-document write costs
+ * 4,096 B, or 8,192 B once its data passes ~3,900 B (a 1,000 B document, a
+ * 20,000-doc db's deeper trees, a long rev tree). Bulk writes cost the
+ * leaves they touch: couch_btree rewrites a touched leaf whole (leaves are
+ * cut at `btree_chunk_size`, 1,279 B), with every inner node above it, in
+ * the by-id tree (the ids' leaves) and the by-seq tree (the leaves the old
+ * seqs leave, and the tail). So locality decides: 200 updates among 20,000
+ * docs append 532 B per update with consecutive ids and 1,836 B with random
+ * ones. The model (`btreeRewriteBytes`, the ids' ranks from sorted-ids.ts)
+ * lands within 0.93-1.10x of 14 such measurements, single writes and
+ * batches of 10 to 1,000, consecutive and random ids. Not modelled: snappy
+ * compression of bodies (a body of repeated characters costs CouchDB almost
+ * nothing) and the spread of leaf sizes (CouchDB's single writes of 600 B
+ * documents take a second block 37% of the time; the model's, never).
  *
  * Pure functions over a parameter record, so simulations can tune the model.
  */
@@ -54,10 +61,18 @@ export interface StorageModel {
   readonly revisionStubBytes: number;
   /** CouchDB `_revs_limit`: revisions remembered per document (default 1000). */
   readonly revsLimit: number;
-  /** Bytes of one b-tree node rewritten on an append (kp/kv node on the path to the root). */
+  /** View indexes: bytes of one b-tree node rewritten on a commit (on the path to the root). */
   readonly btreeNodeBytes: number;
-  /** Entries per b-tree node: the tree's depth is log_fanout(docs). */
+  /** View indexes: entries per b-tree node, so the tree's depth is log_fanout(rows). */
   readonly btreeFanout: number;
+  /** Db files: entries in a leaf of the by-id and by-seq trees (CouchDB cuts leaves at `btree_chunk_size`, 1,279 B). */
+  readonly btreeLeafEntries: number;
+  /** Db files: bytes one entry takes in a rewritten leaf (compressed), what an untouched neighbour costs a commit. */
+  readonly btreeEntryBytes: number;
+  /** Db files: children of an inner node of the by-id and by-seq trees. */
+  readonly btreeInnerFanout: number;
+  /** Db files: bytes of one rewritten inner node. */
+  readonly btreeInnerNodeBytes: number;
   /** A freshly compacted file is `header + active * (1 + ratio)`: node slack. */
   readonly compactedOverheadRatio: number;
   /** Fixed cost of a compaction (open files, copy headers, swap): most of a small db's compaction. */
@@ -96,6 +111,10 @@ export const defaultStorageModel: StorageModel = {
   revsLimit: 1000,
   btreeNodeBytes: 90,
   btreeFanout: 40,
+  btreeLeafEntries: 10,
+  btreeEntryBytes: 75,
+  btreeInnerFanout: 20,
+  btreeInnerNodeBytes: 200,
   compactedOverheadRatio: 0.02,
   compactionStartupMs: 800,
   compactionBytesPerMs: 9_000,
@@ -122,18 +141,45 @@ export function btreeDepth(model: StorageModel, entries: number): number {
   return Math.ceil(Math.log(entries) / Math.log(model.btreeFanout));
 }
 
+/** The leaf of a b-tree that holds the entry at `position` in key order. */
+export function leafIndexOf(model: StorageModel, position: number): number {
+  return Math.floor(position / model.btreeLeafEntries);
+}
+
 /**
- * Nodes rewritten by a batch of `batchSize` writes into trees of `entries`
- * entries: every touched leaf (at most one per write, at most every leaf)
- * plus the inner path, in two trees (by id and by seq). This is why single-doc
- * writes grow a file much faster than bulk writes.
+ * Bytes a commit rewrites in one b-tree of `entries` entries, having written
+ * `writtenEntries` entries into the leaves `leaves` (ascending; repeats are
+ * one leaf). couch_btree rewrites each touched leaf whole, so the entries
+ * it did not change are copied along (the written ones are counted with
+ * their documents, `docEntryBytes`), and every inner node above a touched
+ * leaf, up to the root. Random ids spread a batch over most leaves;
+ * consecutive ids fill few, which is why locality decides a batch's cost.
  */
-export function batchOverheadBytes(model: StorageModel, batchSize: number, entries: number): number {
-  if (batchSize <= 0) return 0;
-  const leaves = Math.max(1, Math.ceil(entries / model.btreeFanout));
-  const touchedLeaves = Math.min(batchSize, leaves);
-  const innerNodes = btreeDepth(model, entries) - 1;
-  return 2 * model.btreeNodeBytes * (touchedLeaves + innerNodes);
+export function btreeRewriteBytes(model: StorageModel, leaves: readonly number[], writtenEntries: number, entries: number): number {
+  if (leaves.length === 0) return 0;
+  const neighbours = Math.max(0, distinctAbove(leaves, 1) * model.btreeLeafEntries - writtenEntries);
+  // Level by level up to the root: the nodes above the touched leaves (no arrays: this runs for every write).
+  let innerNodes = 0;
+  let divisor = 1;
+  for (let levelNodes = Math.ceil(entries / model.btreeLeafEntries); levelNodes > 1; levelNodes = Math.ceil(levelNodes / model.btreeInnerFanout)) {
+    divisor *= model.btreeInnerFanout;
+    innerNodes += distinctAbove(leaves, divisor);
+  }
+  return neighbours * model.btreeEntryBytes + innerNodes * model.btreeInnerNodeBytes;
+}
+
+/** Distinct values of `floor(leaf / divisor)` over ascending `leaves`: the nodes `divisor` leaves wide that hold them. */
+function distinctAbove(leaves: readonly number[], divisor: number): number {
+  let count = 0;
+  let last = -1;
+  for (const leaf of leaves) {
+    const node = Math.floor(leaf / divisor);
+    if (node !== last) {
+      count++;
+      last = node;
+    }
+  }
+  return count;
 }
 
 /**
