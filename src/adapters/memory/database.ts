@@ -14,8 +14,10 @@ import {
   btreeRewriteBytes,
   commitGrowthBytes,
   compactedFileBytes,
+  dbBtreeShape,
   docEntryBytes,
   leafIndexOf,
+  type BtreeShape,
   type StorageModel,
 } from "./storage-model.js";
 
@@ -70,6 +72,8 @@ export interface DatabaseOptions {
 export class MemoryDatabase extends SizedFile {
   readonly name: string;
   private readonly model: StorageModel;
+  /** The model's by-id and by-seq trees. */
+  private readonly tree: BtreeShape;
   private readonly docs = new Map<string, DocRecord>();
   private readonly designIds = new Set<string>();
   /**
@@ -99,6 +103,7 @@ export class MemoryDatabase extends SizedFile {
     super(account, model.headerBytes);
     this.name = name;
     this.model = model;
+    this.tree = dbBtreeShape(model);
     this.diskFormatVersion = options.diskFormatVersion ?? model.currentDiskFormatVersion;
   }
 
@@ -148,13 +153,13 @@ export class MemoryDatabase extends SizedFile {
    */
   private btreeBytes(written: readonly DocRecord[]): number {
     const entries = this.docs.size;
-    const model = this.model;
-    const byId = written.length === 1 ? ONE_LEAF : this.sortedIds.ranks(written.map((record) => record.id)).map((rank) => leafIndexOf(model, rank));
+    const tree = this.tree;
+    const byId = written.length === 1 ? ONE_LEAF : this.sortedIds.ranks(written.map((record) => record.id)).map((rank) => leafIndexOf(tree, rank));
     const bySeq = this.oldSeqPositions;
-    for (let i = 0; i < bySeq.length; i++) bySeq[i] = leafIndexOf(model, bySeq[i]!);
-    for (let leaf = leafIndexOf(model, entries - written.length); leaf <= leafIndexOf(model, entries - 1); leaf++) bySeq.push(leaf);
+    for (let i = 0; i < bySeq.length; i++) bySeq[i] = leafIndexOf(tree, bySeq[i]!);
+    for (let leaf = leafIndexOf(tree, entries - written.length); leaf <= leafIndexOf(tree, entries - 1); leaf++) bySeq.push(leaf);
     if (bySeq.length > 1) bySeq.sort(ascending);
-    return btreeRewriteBytes(model, byId, written.length, entries) + btreeRewriteBytes(model, bySeq, written.length, entries);
+    return btreeRewriteBytes(tree, byId, written.length, entries) + btreeRewriteBytes(tree, bySeq, written.length, entries);
   }
 
   /** Where the entry of `seq` sits among the by-seq tree's live entries, estimated from its place in the log (which also holds stale entries). */

@@ -5,8 +5,9 @@
  * Built on the first batch of more than one write and kept up lazily: new
  * ids wait in `pending` and are merged in when the next batch asks. A db
  * that only ever sees one-document writes (bench:simulate's) never sorts:
- * a single write touches one leaf wherever its id falls. Ids only join
- * (CouchDB keeps tombstones in the by-id tree and the store has no purge).
+ * a single write touches one leaf wherever its id falls. A db's ids only
+ * join (CouchDB keeps tombstones in the by-id tree and the store has no
+ * purge); a view's id tree loses the docs that emit nothing.
  */
 export class SortedIds {
   private sorted: string[] | undefined = undefined;
@@ -18,6 +19,18 @@ export class SortedIds {
   /** A new id entered the db. */
   add(id: string): void {
     if (this.sorted !== undefined) this.pending.push(id);
+  }
+
+  /** An id left. */
+  remove(id: string): void {
+    if (this.sorted === undefined) return;
+    const waiting = this.pending.indexOf(id);
+    if (waiting >= 0) {
+      this.pending.splice(waiting, 1);
+      return;
+    }
+    const at = lowerBound(this.sorted, id);
+    if (this.sorted[at] === id) this.sorted.splice(at, 1);
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Byte accounting of an append-only CouchDB-style file (couch_bt_engine).
  *
- * Every write appends the new document entry plus the b-tree nodes on the
- * path from the touched leaves to the root (both the by-id and the by-seq
+ * Every write appends the new document entry plus the b-tree leaves it
+ * touched and the inner nodes above them (both the by-id and the by-seq
  * tree), then its commit's header at the next 4 KiB block boundary
  * (`commitGrowthBytes`); nothing is overwritten, so updates and deletes leave the old entries
  * behind as garbage. `activeBytes` counts only what a compaction would copy:
@@ -27,10 +27,19 @@
  *                  rows that did not change (by_n's) are not written again, the others are
  *   view compaction                                                  file 168 140 = 1.02 x active
  * The model (views-sizes.test.ts): external -0.4%, active +3..6%, file after
- * the build -3%, after three rounds +29%.
+ * the build +23%, after three rounds +37%.
  * One set of constants cannot fit both that index (compressible text) and
  * fx_big's above (small rows, active 1.34 x external): the model takes
  * `6 + 0.6 x external` per row, within ~35% of each.
+ * That fixture's keys follow its ids. With random keys (measured
+ * 2026-11-27, docs/benchmarks.md "Leaves in bytes") CouchDB's view files
+ * grow 5-50x faster than a model of written rows alone: its view updater
+ * writes in chunks of `min_writer_items` (100) documents, and each chunk
+ * rewrites the leaves its rows leave and enter, in every view's tree and
+ * in the id tree. The model does the same (group-index.ts, leaves cut at
+ * `viewChunkBytes` of rows): 0.70-1.21x of CouchDB's per update for small
+ * rows, 0.39-0.83x for rows of 250 random letters (which CouchDB cannot
+ * compress and the model's 0.6 assumes it can), builds 0.7-2.0x.
  *
  * Commits, measured on CouchDB 3.4.3 (q=1, 2026-11-27; docs/benchmarks.md,
  * "A commit costs a block" and "Leaves in bytes"): a commit grows the file
@@ -43,8 +52,9 @@
  * seqs leave, and the tail). So locality decides: 200 updates among 20,000
  * docs append 532 B per update with consecutive ids and 1,836 B with random
  * ones. The model (`btreeRewriteBytes`, the ids' ranks from sorted-ids.ts)
- * lands within 0.93-1.10x of 14 such measurements, single writes and
- * batches of 10 to 1,000, consecutive and random ids. Not modelled: snappy
+ * lands within 0.93-1.10x of 13 of 14 such measurements, single writes and
+ * batches of 10 to 1,000, consecutive and random ids (0.73x for single
+ * writes of 600 B documents, see below). Not modelled: snappy
  * compression of bodies (a body of repeated characters costs CouchDB almost
  * nothing) and the spread of leaf sizes (CouchDB's single writes of 600 B
  * documents take a second block 37% of the time; the model's, never).
@@ -61,17 +71,13 @@ export interface StorageModel {
   readonly revisionStubBytes: number;
   /** CouchDB `_revs_limit`: revisions remembered per document (default 1000). */
   readonly revsLimit: number;
-  /** View indexes: bytes of one b-tree node rewritten on a commit (on the path to the root). */
-  readonly btreeNodeBytes: number;
-  /** View indexes: entries per b-tree node, so the tree's depth is log_fanout(rows). */
-  readonly btreeFanout: number;
   /** Db files: entries in a leaf of the by-id and by-seq trees (CouchDB cuts leaves at `btree_chunk_size`, 1,279 B). */
   readonly btreeLeafEntries: number;
   /** Db files: bytes one entry takes in a rewritten leaf (compressed), what an untouched neighbour costs a commit. */
   readonly btreeEntryBytes: number;
-  /** Db files: children of an inner node of the by-id and by-seq trees. */
+  /** Children of an inner node (db and view trees). */
   readonly btreeInnerFanout: number;
-  /** Db files: bytes of one rewritten inner node. */
+  /** Bytes of one rewritten inner node (db and view trees). */
   readonly btreeInnerNodeBytes: number;
   /** A freshly compacted file is `header + active * (1 + ratio)`: node slack. */
   readonly compactedOverheadRatio: number;
@@ -89,8 +95,24 @@ export interface StorageModel {
   readonly viewRowActiveRatio: number;
   /** An empty view index file. */
   readonly viewHeaderBytes: number;
-  /** A commit appends the rows it wrote, this many times their live bytes, plus the b-tree paths. */
+  /** A commit appends the rows it wrote, this many times their live bytes, plus the leaves and inner nodes it rewrites. */
   readonly viewAppendFactor: number;
+  /**
+   * couch_mrview_updater writes a view's changes in chunks of this many
+   * documents (`[view_updater] min_writer_items`, 100), each a b-tree
+   * update of its own: a build rewrites the leaves many times over.
+   */
+  readonly viewWriterDocs: number;
+  /** Bytes of rows in a view leaf (CouchDB's `btree_chunk_size`, 1,279), counted as JSON plus `viewEntryTermBytes` each. */
+  readonly viewChunkBytes: number;
+  /** A view row's bytes in a leaf beyond its JSON (the term's framing, the doc id's tuple). */
+  readonly viewEntryTermBytes: number;
+  /** Documents in a leaf of a view index's id tree. */
+  readonly viewIdLeafEntries: number;
+  /** Bytes one id-tree entry takes in a rewritten leaf. */
+  readonly viewIdEntryBytes: number;
+  /** Bytes of one rewritten inner node of a view index's trees. */
+  readonly viewInnerNodeBytes: number;
   /** `_view_cleanup` deletes files: quick. */
   readonly cleanupDurationMs: number;
   /**
@@ -109,8 +131,6 @@ export const defaultStorageModel: StorageModel = {
   docOverheadBytes: 48,
   revisionStubBytes: 73,
   revsLimit: 1000,
-  btreeNodeBytes: 90,
-  btreeFanout: 40,
   btreeLeafEntries: 10,
   btreeEntryBytes: 75,
   btreeInnerFanout: 20,
@@ -124,6 +144,12 @@ export const defaultStorageModel: StorageModel = {
   viewRowActiveRatio: 0.6,
   viewHeaderBytes: 3_800,
   viewAppendFactor: 1,
+  viewWriterDocs: 100,
+  viewChunkBytes: 1_279,
+  viewEntryTermBytes: 12,
+  viewIdLeafEntries: 45,
+  viewIdEntryBytes: 4,
+  viewInnerNodeBytes: 50,
   cleanupDurationMs: 50,
   commitBlockBytes: 4_096,
   // An empty shard's file is two header blocks and one header: 8,350 B = 2 x 4,096 + 158 (headerBytes, q=2).
@@ -135,15 +161,45 @@ export function docEntryBytes(model: StorageModel, bodyBytes: number, revisionCo
   return bodyBytes + model.docOverheadBytes + model.revisionStubBytes * Math.min(revisionCount, model.revsLimit);
 }
 
-/** Levels of a b-tree holding `entries` entries (at least one: the root). */
-export function btreeDepth(model: StorageModel, entries: number): number {
-  if (entries <= model.btreeFanout) return 1;
-  return Math.ceil(Math.log(entries) / Math.log(model.btreeFanout));
+/** A b-tree as the model sees it: how many entries a leaf holds, and what rewriting a node costs. */
+export interface BtreeShape {
+  /** Entries in a leaf. */
+  readonly leafEntries: number;
+  /** Bytes one entry takes in a rewritten leaf. */
+  readonly entryBytes: number;
+  /** Children of an inner node. */
+  readonly innerFanout: number;
+  /** Bytes of one rewritten inner node. */
+  readonly innerNodeBytes: number;
+}
+
+/** A db file's by-id and by-seq trees. */
+export function dbBtreeShape(model: StorageModel): BtreeShape {
+  return { leafEntries: model.btreeLeafEntries, entryBytes: model.btreeEntryBytes, innerFanout: model.btreeInnerFanout, innerNodeBytes: model.btreeInnerNodeBytes };
+}
+
+/**
+ * A view's tree of rows: a leaf holds `viewChunkBytes` of rows (CouchDB cuts
+ * leaves by bytes, so big rows make small leaves), a rewritten row costs its
+ * live bytes.
+ */
+export function viewBtreeShape(model: StorageModel, meanRowExternalBytes: number, meanRowActiveBytes: number): BtreeShape {
+  return {
+    leafEntries: Math.max(1, Math.floor(model.viewChunkBytes / (meanRowExternalBytes + model.viewEntryTermBytes))),
+    entryBytes: Math.round(meanRowActiveBytes),
+    innerFanout: model.btreeInnerFanout,
+    innerNodeBytes: model.viewInnerNodeBytes,
+  };
+}
+
+/** A view index's id tree (doc id to the keys it emitted). */
+export function viewIdBtreeShape(model: StorageModel): BtreeShape {
+  return { leafEntries: model.viewIdLeafEntries, entryBytes: model.viewIdEntryBytes, innerFanout: model.btreeInnerFanout, innerNodeBytes: model.viewInnerNodeBytes };
 }
 
 /** The leaf of a b-tree that holds the entry at `position` in key order. */
-export function leafIndexOf(model: StorageModel, position: number): number {
-  return Math.floor(position / model.btreeLeafEntries);
+export function leafIndexOf(shape: BtreeShape, position: number): number {
+  return Math.floor(position / shape.leafEntries);
 }
 
 /**
@@ -151,21 +207,21 @@ export function leafIndexOf(model: StorageModel, position: number): number {
  * `writtenEntries` entries into the leaves `leaves` (ascending; repeats are
  * one leaf). couch_btree rewrites each touched leaf whole, so the entries
  * it did not change are copied along (the written ones are counted with
- * their documents, `docEntryBytes`), and every inner node above a touched
- * leaf, up to the root. Random ids spread a batch over most leaves;
- * consecutive ids fill few, which is why locality decides a batch's cost.
+ * their documents or rows), and every inner node above a touched leaf, up
+ * to the root. Random keys spread a batch over most leaves; consecutive
+ * keys fill few, which is why locality decides a batch's cost.
  */
-export function btreeRewriteBytes(model: StorageModel, leaves: readonly number[], writtenEntries: number, entries: number): number {
+export function btreeRewriteBytes(shape: BtreeShape, leaves: readonly number[], writtenEntries: number, entries: number): number {
   if (leaves.length === 0) return 0;
-  const neighbours = Math.max(0, distinctAbove(leaves, 1) * model.btreeLeafEntries - writtenEntries);
+  const neighbours = Math.max(0, distinctAbove(leaves, 1) * shape.leafEntries - writtenEntries);
   // Level by level up to the root: the nodes above the touched leaves (no arrays: this runs for every write).
   let innerNodes = 0;
   let divisor = 1;
-  for (let levelNodes = Math.ceil(entries / model.btreeLeafEntries); levelNodes > 1; levelNodes = Math.ceil(levelNodes / model.btreeInnerFanout)) {
-    divisor *= model.btreeInnerFanout;
+  for (let levelNodes = Math.ceil(entries / shape.leafEntries); levelNodes > 1; levelNodes = Math.ceil(levelNodes / shape.innerFanout)) {
+    divisor *= shape.innerFanout;
     innerNodes += distinctAbove(leaves, divisor);
   }
-  return neighbours * model.btreeEntryBytes + innerNodes * model.btreeInnerNodeBytes;
+  return neighbours * shape.entryBytes + innerNodes * shape.innerNodeBytes;
 }
 
 /** Distinct values of `floor(leaf / divisor)` over ascending `leaves`: the nodes `divisor` leaves wide that hold them. */
@@ -211,17 +267,4 @@ export function copyDurationMs(model: StorageModel, bytes: number): number {
 /** Live bytes of one view row whose key, value and doc id take `externalBytes` as JSON. */
 export function viewRowActiveBytes(model: StorageModel, externalBytes: number): number {
   return Math.ceil(model.viewRowOverheadBytes + externalBytes * model.viewRowActiveRatio);
-}
-
-/**
- * Bytes a view index commit appends: the leaves with the rows it wrote
- * (`writtenActiveBytes` live), the leaves it removed rows from (their
- * entries' overhead), and the inner nodes up to the root, in an index of
- * `indexedRows`. Rows already live make up the leaves' bulk, which is why
- * the rows are counted and not whole nodes.
- */
-export function viewCommitAppendBytes(model: StorageModel, writtenActiveBytes: number, removedRows: number, indexedRows: number): number {
-  if (writtenActiveBytes <= 0 && removedRows <= 0) return 0;
-  const innerNodes = btreeDepth(model, Math.max(1, indexedRows)) - 1;
-  return Math.ceil(writtenActiveBytes * model.viewAppendFactor) + removedRows * model.viewRowOverheadBytes + 2 * model.btreeNodeBytes * (innerNodes + 1);
 }

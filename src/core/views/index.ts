@@ -17,7 +17,7 @@ export { compareRaw } from "./raw-collation.js";
 export { DEFAULT_VIEW_QUERY, viewQuery, queryParseError, type ViewQuery, type ViewQueryProblem, type ViewUpdate } from "./view-query.js";
 export { decodeViewQuery, CouchBooleanC, ErlangIntegerC } from "./query-params.js";
 export { resolveViewQuery, type ResolvedViewQuery, type KeyBound, type GroupLevel } from "./resolve-query.js";
-export { keyCompareOf, rowCompareOf, mergeRows, type IndexRow, type KeyCompare, type RowCompare, type Collation } from "./row-order.js";
+export { keyCompareOf, rowCompareOf, mergeRows, type RowPositions, type IndexRow, type KeyCompare, type RowCompare, type Collation } from "./row-order.js";
 export { rangeOf, rangesOf, positionsOf, type RowRange, type RangeQuery } from "./row-range.js";
 export { selectMapRows, type MapRows, type MapRowsQuery } from "./map-rows.js";
 export { reduceRows, type ReducedRow, type ReduceRowsQuery } from "./reduce-rows.js";

@@ -6,12 +6,34 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SortedIds } from "../../../src/adapters/memory/sorted-ids.js";
-import { btreeRewriteBytes, defaultStorageModel, leafIndexOf } from "../../../src/adapters/memory/storage-model.js";
+import { btreeRewriteBytes, dbBtreeShape, defaultStorageModel, leafIndexOf, viewBtreeShape, type BtreeShape } from "../../../src/adapters/memory/storage-model.js";
 
-const model = defaultStorageModel;
+const model: BtreeShape = dbBtreeShape(defaultStorageModel);
 const idArb = fc.string({ unit: fc.constantFrom("a", "b", "c", "A", "0", "-", "_"), minLength: 1, maxLength: 5 });
 
 describe("SortedIds: ranks in by-id order", () => {
+  it("ranks stay each id's place when ids leave between queries", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(idArb, { minLength: 2, maxLength: 60 }), fc.array(fc.tuple(fc.boolean(), fc.nat()), { maxLength: 30 }), (ids, steps) => {
+        const known = new Set<string>(ids.slice(0, ids.length >> 1));
+        const index = new SortedIds(() => known);
+        let next = known.size;
+        for (const [adds, pick] of steps) {
+          if (adds && next < ids.length) {
+            index.add(ids[next]!);
+            known.add(ids[next++]!);
+          } else if (known.size > 1) {
+            const gone = [...known][pick % known.size]!;
+            known.delete(gone);
+            index.remove(gone);
+          }
+          const all = [...known].sort();
+          expect(index.ranks(all)).toEqual(all.map((_, i) => i));
+        }
+      }),
+    );
+  });
+
   it("ranks are each id's place among all ids, however the ids arrived (in one go or added between queries)", () => {
     fc.assert(
       fc.property(fc.uniqueArray(idArb, { minLength: 1, maxLength: 60 }), fc.array(fc.nat(), { maxLength: 6 }), fc.nat(), (ids, cuts, pickSeed) => {
@@ -31,6 +53,19 @@ describe("SortedIds: ranks in by-id order", () => {
           const asked = all.filter((_, i) => (i + pickSeed) % 3 === 0);
           expect(index.ranks(asked)).toEqual(asked.map((id) => all.indexOf(id)).sort((a, b) => a - b));
         }
+      }),
+    );
+  });
+});
+
+describe("view trees: leaves cut by bytes", () => {
+  it("bigger rows make leaves of fewer rows, never of none", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 100_000 }), (small, extra) => {
+        const smallRows = viewBtreeShape(defaultStorageModel, small, small).leafEntries;
+        const bigRows = viewBtreeShape(defaultStorageModel, small + extra, small + extra).leafEntries;
+        expect(bigRows).toBeGreaterThanOrEqual(1);
+        expect(bigRows).toBeLessThanOrEqual(smallRows);
       }),
     );
   });
@@ -66,9 +101,9 @@ describe("btreeRewriteBytes: touched leaves and the inner nodes above them", () 
         const bytes = btreeRewriteBytes(model, leaves, written, entries);
         const distinct = new Set(leaves).size;
         let depth = 0;
-        for (let nodes = Math.ceil(entries / model.btreeLeafEntries); nodes > 1; nodes = Math.ceil(nodes / model.btreeInnerFanout)) depth++;
-        expect(bytes).toBeGreaterThanOrEqual(depth * model.btreeInnerNodeBytes);
-        expect(bytes).toBeLessThanOrEqual(distinct * (model.btreeLeafEntries * model.btreeEntryBytes + depth * model.btreeInnerNodeBytes));
+        for (let nodes = Math.ceil(entries / model.leafEntries); nodes > 1; nodes = Math.ceil(nodes / model.innerFanout)) depth++;
+        expect(bytes).toBeGreaterThanOrEqual(depth * model.innerNodeBytes);
+        expect(bytes).toBeLessThanOrEqual(distinct * (model.leafEntries * model.entryBytes + depth * model.innerNodeBytes));
       }),
     );
   });

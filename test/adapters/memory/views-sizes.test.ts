@@ -6,12 +6,15 @@
  * `external` (JSON bytes of the rows) is close to CouchDB's; `active` and the
  * file within the tolerance its comment states; the shape (the file grows by
  * each round's rewrite, active stays, compaction falls to ~active) exactly.
+ * A second test takes keys in random order, measured on the same server
+ * without a fixture (docs/benchmarks.md, "Leaves in bytes").
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/adapters/memory/index.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
+import { createRandom } from "../../../src/adapters/memory/random.js";
 
 const dir = join(import.meta.dirname, "../../fixtures/couchdb-3.4.3-views");
 const recorded = (name: string): { file: number; active: number; external: number } => {
@@ -68,5 +71,38 @@ describe("memory store view sizes, calibrated on CouchDB 3.4.3", () => {
     const theirsCompacted = recorded("sizes-info-after-compaction");
     within(compacted.file / compacted.active, theirsCompacted.file / theirsCompacted.active, 0.03);
     within(compacted.file, theirsCompacted.file, 0.35);
+  });
+
+  it("random keys: each writer chunk rewrites most leaves, as CouchDB's view updater does", async () => {
+    // CouchDB 3.4.3 (q=1), 2,000 docs, `emit(doc.n, null)` with n random below 10^6, built, then updates of
+    // random docs with a new random n, each followed by a query (docs/benchmarks.md, "Leaves in bytes"):
+    // build 240,947-300,076 B of file; per index update 14,077 B (10 docs) and 81,111 B (200 docs).
+    const random = createRandom(11);
+    store.createDb("spread");
+    store.putDesignDoc("spread", "d", { views: { v: { map: "function (doc) { emit(doc.n, null); }" } } });
+    const ids = Array.from({ length: 2000 }, (_, i) => `doc${String(i).padStart(6, "0")}`);
+    const revs = new Map<string, string>();
+    const write = (batch: readonly string[]): void => {
+      for (const r of store.writeDocs("spread", batch.map((id) => ({ _id: id, _rev: revs.get(id), n: random.int(1_000_000) })))) if (r.ok) revs.set(r.id, r.rev);
+    };
+    for (let b = 0; b < ids.length; b += 500) write(ids.slice(b, b + 500));
+    const fileBytes = async (): Promise<number> => {
+      await store.updateViewGroup("spread", "_design/d");
+      return (await store.viewGroupInfo("spread", "_design/d")).view_index.sizes.file;
+    };
+    const built = await fileBytes();
+    within(built, 270_000, 0.5);
+    const perUpdate = async (batch: number, rounds: number): Promise<number> => {
+      const before = await fileBytes();
+      for (let round = 0; round < rounds; round++) {
+        const picked = new Set<string>();
+        while (picked.size < batch) picked.add(ids[random.int(ids.length)]!);
+        write([...picked]);
+        await fileBytes();
+      }
+      return ((await fileBytes()) - before) / rounds;
+    };
+    within(await perUpdate(10, 20), 14_077, 0.35);
+    within(await perUpdate(200, 5), 81_111, 0.35);
   });
 });

@@ -119,6 +119,38 @@ describe("view rows", () => {
     );
   });
 
+  it("a merge tells where its changes sat: a removed row's index in the old rows, an added row's in the result", () => {
+    fc.assert(
+      fc.property(sortedRows, fc.array(fc.boolean(), { maxLength: 40 }), fc.array(rowArb, { maxLength: 20 }), (rows, drop, addedRows) => {
+        const removed = new Set(rows.filter((_, i) => drop[i] === true));
+        const added = addedRows.map((row) => ({ ...row }));
+        const positions = new Map<IndexRow, number>();
+        const merged = mergeRows(rows, removed, added, compare, positions);
+        expect(positions.size).toBe(removed.size + added.length);
+        if (removed.size + added.length > 8 || rows.length <= 32) {
+          // The walking merge: exact.
+          for (const row of removed) expect(rows[positions.get(row)!]).toBe(row);
+          for (const row of added) expect(merged[positions.get(row)!]).toBe(row);
+        }
+      }),
+    );
+  });
+
+  it("a spliced merge places its changes within the handful of rows the other changes shift them by", () => {
+    const largeRows = fc.array(rowArb, { minLength: 33, maxLength: 200 }).map((rows) => [...rows].sort(compare) as IndexRow[]);
+    fc.assert(
+      fc.property(largeRows, fc.array(fc.nat(), { maxLength: 4 }), fc.array(rowArb, { maxLength: 4 }), (rows, dropAt, addedRows) => {
+        const removed = new Set(dropAt.map((i) => rows[i % rows.length]!));
+        const added = addedRows.map((row) => ({ ...row }));
+        const positions = new Map<IndexRow, number>();
+        const merged = mergeRows(rows, removed, added, compare, positions);
+        const shift = removed.size + added.length;
+        for (const row of removed) expect(Math.abs(positions.get(row)! - rows.indexOf(row))).toBeLessThanOrEqual(shift);
+        for (const row of added) expect(Math.abs(positions.get(row)! - merged.indexOf(row))).toBeLessThanOrEqual(shift);
+      }),
+    );
+  });
+
   it("a merge of a few changes into a large index (spliced into a copy) is the same", () => {
     // More than 32 rows and at most 8 changes: the splicing path, which the general property above seldom reaches.
     // Few distinct values, so that added rows often equal kept ones and their order among them shows.

@@ -7,12 +7,24 @@
  * Changes are staged document by document and committed in one step per
  * map function: the new sorted row array replaces the old one, so a query
  * holding the old snapshot reads a consistent index while an update runs.
- * A commit appends the rows it wrote to the file (garbage for the rows they
- * replace); a view compaction rewrites the file to the live rows.
+ * A commit appends the rows it wrote to the file, and the b-tree leaves and
+ * inner nodes it rewrote, in chunks of `viewWriterDocs` documents as
+ * CouchDB's view updater writes them (garbage for what they replace); a
+ * view compaction rewrites the file to the live rows.
  */
-import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type ViewGroup } from "../../../core/views/index.js";
-import { compactedFileBytes, viewCommitAppendBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
+import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type RowPositions, type ViewGroup } from "../../../core/views/index.js";
+import {
+  btreeRewriteBytes,
+  compactedFileBytes,
+  leafIndexOf,
+  viewBtreeShape,
+  viewIdBtreeShape,
+  viewRowActiveBytes,
+  type BtreeShape,
+  type StorageModel,
+} from "../storage-model.js";
 import { SizedFile, type SizeAccount } from "../byte-ledger.js";
+import { SortedIds } from "../sorted-ids.js";
 import { SharedUpdate } from "./shared-update.js";
 
 /** A row as the index keeps it: with its JSON size, for the size model. */
@@ -20,6 +32,8 @@ export interface StoredRow extends IndexRow {
   readonly externalBytes: number;
   /** The commit generation that staged it (set by `stage`): equal to the current one means not committed yet. */
   generation: number;
+  /** Which writer chunk of its commit added or removed it (set by `stage`; see `viewWriterDocs`). */
+  chunk: number;
 }
 
 /** What the index serves queries from: replaced whole at each commit. */
@@ -39,9 +53,21 @@ interface Staged {
   readonly removed: Set<StoredRow>[];
   docs: number;
   seq: number;
+  /** Ids of the staged docs whose rows changed, in staging order: the id tree's writes. */
+  readonly docIds: string[];
+}
+
+/** One map function's part of a commit, and where its rows sat (from the merge). */
+interface RowChanges {
+  readonly map: number;
+  readonly adding: readonly StoredRow[];
+  readonly removing: ReadonlySet<StoredRow>;
+  readonly positions: RowPositions<StoredRow>;
 }
 
 const NO_ROWS: readonly StoredRow[] = [];
+const ONE_LEAF: readonly number[] = [0];
+const ascending = (a: number, b: number): number => a - b;
 
 /** The same rows in the same order (keys and values equal as JSON terms). */
 const sameRows = (a: readonly StoredRow[], b: readonly StoredRow[]): boolean =>
@@ -54,6 +80,9 @@ export class GroupIndex extends SizedFile {
   private current: GroupSnapshot;
   /** Doc id -> its rows per map function, staged ones included. */
   private readonly byDoc = new Map<string, readonly (readonly StoredRow[])[]>();
+  /** The id tree's order, for the leaves a commit touches there. */
+  private readonly docOrder = new SortedIds(() => this.byDoc.keys());
+  private readonly idTree: BtreeShape;
   private staged: Staged;
   /** Counts commits: a row whose `generation` is this one is staged, not committed. */
   private generation = 1;
@@ -78,6 +107,7 @@ export class GroupIndex extends SizedFile {
     this.current = { seq: 0, rows: group.maps.map(() => NO_ROWS) };
     this.staged = this.emptyStage();
     this.broken = group.maps.map(() => undefined);
+    this.idTree = viewIdBtreeShape(model);
   }
 
   snapshot(): GroupSnapshot {
@@ -116,27 +146,44 @@ export class GroupIndex extends SizedFile {
   stage(docId: string, rows: readonly (readonly StoredRow[] | undefined)[] | undefined, seq: number): void {
     const before = this.byDoc.get(docId);
     const mapCount = this.group.maps.length;
+    const chunk = Math.floor(this.staged.docs / this.model.viewWriterDocs);
     const after = new Array<readonly StoredRow[]>(mapCount);
     let empty = true;
+    let changed = false;
     for (let map = 0; map < mapCount; map++) {
       const old = before === undefined ? NO_ROWS : before[map]!;
       const next = rows === undefined ? NO_ROWS : (rows[map] ?? NO_ROWS);
       // Rows a document emits again unchanged stay as they are: CouchDB does not rewrite them either.
       const kept = old.length === 0 && next.length === 0 ? NO_ROWS : sameRows(old, next) ? old : next;
       if (kept !== old) {
+        changed = true;
         // A row staged and not yet committed just goes; a committed one is removed at the commit.
-        for (const row of old) (row.generation === this.generation ? this.staged.superseded : this.staged.removed)[map]!.add(row);
+        for (const row of old) {
+          if (row.generation === this.generation) this.staged.superseded[map]!.add(row);
+          else {
+            row.chunk = chunk;
+            this.staged.removed[map]!.add(row);
+          }
+        }
         const added = this.staged.added[map]!;
         for (const row of next) {
           row.generation = this.generation;
+          row.chunk = chunk;
           added.push(row);
         }
       }
       after[map] = kept;
       if (kept.length > 0) empty = false;
     }
-    if (empty) this.byDoc.delete(docId);
-    else this.byDoc.set(docId, after);
+    if (empty) {
+      if (before !== undefined) this.docOrder.remove(docId);
+      this.byDoc.delete(docId);
+    } else {
+      if (before === undefined) this.docOrder.add(docId);
+      this.byDoc.set(docId, after);
+    }
+    // couch_btree leaves a node whose entries did not change as it is: only a doc whose rows changed rewrites its id entry.
+    if (changed) this.staged.docIds.push(docId);
     this.staged.docs++;
     if (seq > this.staged.seq) this.staged.seq = seq;
   }
@@ -153,10 +200,10 @@ export class GroupIndex extends SizedFile {
 
   /** Make the staged changes the index. Returns the bytes the file grew by. */
   commit(): number {
-    const { added, superseded, removed, seq } = this.staged;
+    const { added, superseded, removed, seq, docIds } = this.staged;
     let writtenActive = 0;
     let removedActive = 0;
-    let removedRows = 0;
+    const changes: RowChanges[] = [];
     const rows = this.current.rows.map((old, map) => {
       const dropped = superseded[map]!;
       const adding = dropped.size === 0 ? added[map]! : added[map]!.filter((row) => !dropped.has(row));
@@ -170,11 +217,15 @@ export class GroupIndex extends SizedFile {
         removedActive += viewRowActiveBytes(this.model, row.externalBytes);
         this.externalBytes -= row.externalBytes;
       }
-      removedRows += removing.size;
-      return mergeRows(old, removing, adding, this.compareRows[map]!);
+      const positions: RowPositions<StoredRow> = new Map();
+      changes.push({ map, adding, removing, positions });
+      return mergeRows(old, removing, adding, this.compareRows[map]!, positions);
     });
     this.setActiveBytes(Math.max(0, this.activeBytes - removedActive + writtenActive));
-    const appended = viewCommitAppendBytes(this.model, writtenActive, removedRows, rows.reduce((sum, list) => sum + list.length, 0));
+    const appended =
+      docIds.length === 0
+        ? 0
+        : Math.ceil(writtenActive * this.model.viewAppendFactor) + this.rowTreesRewriteBytes(changes, rows) + this.idTreeRewriteBytes(docIds);
     this.append(appended);
     this.current = { seq: Math.max(this.current.seq, seq), rows };
     this.generation++;
@@ -197,6 +248,52 @@ export class GroupIndex extends SizedFile {
     this.staged = this.emptyStage();
   }
 
+  /**
+   * The leaves and inner nodes the commit rewrote in each map's tree of
+   * rows, chunk by chunk: a removed row's leaf, where it sat, and an added
+   * row's, where it went.
+   */
+  private rowTreesRewriteBytes(changes: readonly RowChanges[], rows: readonly (readonly StoredRow[])[]): number {
+    const rowCount = rows.reduce((sum, list) => sum + list.length, 0);
+    if (rowCount === 0) return 0;
+    const tree = viewBtreeShape(this.model, this.externalBytes / rowCount, this.activeBytes / rowCount);
+    let bytes = 0;
+    const chunks = Math.max(1, Math.ceil(this.staged.docs / this.model.viewWriterDocs));
+    for (const { map, adding, removing, positions } of changes) {
+      const before = this.current.rows[map]!.length;
+      const after = rows[map]!.length;
+      // Chunk `c` wrote into the tree as the chunks before it left it: a build's first chunks touch a small tree.
+      const entriesAt = (chunk: number): number => Math.max(1, Math.round(before + ((after - before) * (chunk + 1)) / chunks));
+      const leavesByChunk: number[][] = [];
+      const writtenByChunk: number[] = [];
+      const touch = (row: StoredRow, written: number): void => {
+        const scale = entriesAt(row.chunk) / Math.max(1, after);
+        (leavesByChunk[row.chunk] ??= []).push(leafIndexOf(tree, Math.floor((positions.get(row) ?? 0) * scale)));
+        writtenByChunk[row.chunk] = (writtenByChunk[row.chunk] ?? 0) + written;
+      };
+      for (const row of removing) touch(row, 0);
+      for (const row of adding) touch(row, 1);
+      leavesByChunk.forEach((leaves, chunk) => {
+        if (leaves.length > 1) leaves.sort(ascending);
+        bytes += btreeRewriteBytes(tree, leaves, writtenByChunk[chunk] ?? 0, entriesAt(chunk));
+      });
+    }
+    return bytes;
+  }
+
+  /** The id tree's leaves for the documents the commit wrote, chunk by chunk (one document: one leaf, wherever it is). */
+  private idTreeRewriteBytes(docIds: readonly string[]): number {
+    const entries = Math.max(1, this.byDoc.size);
+    const chunkDocs = this.model.viewWriterDocs;
+    let bytes = 0;
+    for (let from = 0; from < docIds.length; from += chunkDocs) {
+      const chunk = docIds.slice(from, from + chunkDocs);
+      const leaves = chunk.length === 1 ? ONE_LEAF : this.docOrder.ranks(chunk).map((rank) => leafIndexOf(this.idTree, rank));
+      bytes += btreeRewriteBytes(this.idTree, leaves, chunk.length, entries);
+    }
+    return bytes;
+  }
+
   /** Swap in a compacted file: the live rows only. Returns bytes reclaimed. */
   compact(): number {
     const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes, this.model.viewHeaderBytes));
@@ -208,6 +305,6 @@ export class GroupIndex extends SizedFile {
 
   private emptyStage(): Staged {
     const perMap = <T>(make: () => T): T[] => this.group.maps.map(make);
-    return { added: perMap(() => []), superseded: perMap(() => new Set()), removed: perMap(() => new Set()), docs: 0, seq: this.current.seq };
+    return { added: perMap(() => []), superseded: perMap(() => new Set()), removed: perMap(() => new Set()), docs: 0, seq: this.current.seq, docIds: [] };
   }
 }

@@ -115,6 +115,7 @@ const rowsOf = (id: string, outcome: FunctionOutcome | undefined): StoredRow[] |
     externalBytes: jsonSize(key) + jsonSize(value) + id.length,
     // Set when staged; present from the start so every row has one shape.
     generation: 0,
+    chunk: 0,
   }));
 };
 
