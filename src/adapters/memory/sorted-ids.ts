@@ -21,6 +21,12 @@ export class SortedIds {
     if (this.sorted !== undefined) this.pending.push(id);
   }
 
+  /** The ids changed wholesale: sorted again from `allIds` when next asked. */
+  reset(): void {
+    this.sorted = undefined;
+    this.pending = [];
+  }
+
   /** An id left. */
   remove(id: string): void {
     if (this.sorted === undefined) return;

@@ -244,6 +244,7 @@ export class GroupIndex extends SizedFile {
         this.byDoc.set(row.id, perMap);
       }
     });
+    this.docOrder.reset();
     this.generation++;
     this.staged = this.emptyStage();
   }
