@@ -1,6 +1,7 @@
 /**
  * A db's document ids in CouchDB's by-id order, to tell which b-tree leaves
- * a batch of writes lands in (storage-model.ts, `touchedLeafIndices`).
+ * a batch of writes lands in (storage-model.ts, `leafIndexOf` and
+ * `btreeRewriteBytes`); also the id tree of a view index.
  *
  * Built on the first batch of more than one write and kept up lazily: new
  * ids wait in `pending` and are merged in when the next batch asks. A db

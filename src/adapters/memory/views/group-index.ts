@@ -13,18 +13,10 @@
  * view compaction rewrites the file to the live rows.
  */
 import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type RowPositions, type ViewGroup } from "../../../core/views/index.js";
-import {
-  btreeRewriteBytes,
-  compactedFileBytes,
-  leafIndexOf,
-  viewBtreeShape,
-  viewIdBtreeShape,
-  viewRowActiveBytes,
-  type BtreeShape,
-  type StorageModel,
-} from "../storage-model.js";
+import { compactedFileBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
 import { SizedFile, type SizeAccount } from "../byte-ledger.js";
 import { SortedIds } from "../sorted-ids.js";
+import { idTreeRewriteBytes, rowTreesRewriteBytes, type RowChanges } from "./commit-bytes.js";
 import { SharedUpdate } from "./shared-update.js";
 
 /** A row as the index keeps it: with its JSON size, for the size model. */
@@ -53,21 +45,11 @@ interface Staged {
   readonly removed: Set<StoredRow>[];
   docs: number;
   seq: number;
-  /** Ids of the staged docs whose rows changed, in staging order: the id tree's writes. */
-  readonly docIds: string[];
-}
-
-/** One map function's part of a commit, and where its rows sat (from the merge). */
-interface RowChanges {
-  readonly map: number;
-  readonly adding: readonly StoredRow[];
-  readonly removing: ReadonlySet<StoredRow>;
-  readonly positions: RowPositions<StoredRow>;
+  /** Per writer chunk, the ids of the staged docs whose rows changed: the id tree's writes. */
+  readonly idsByChunk: string[][];
 }
 
 const NO_ROWS: readonly StoredRow[] = [];
-const ONE_LEAF: readonly number[] = [0];
-const ascending = (a: number, b: number): number => a - b;
 
 /** The same rows in the same order (keys and values equal as JSON terms). */
 const sameRows = (a: readonly StoredRow[], b: readonly StoredRow[]): boolean =>
@@ -82,7 +64,6 @@ export class GroupIndex extends SizedFile {
   private readonly byDoc = new Map<string, readonly (readonly StoredRow[])[]>();
   /** The id tree's order, for the leaves a commit touches there. */
   private readonly docOrder = new SortedIds(() => this.byDoc.keys());
-  private readonly idTree: BtreeShape;
   private staged: Staged;
   /** Counts commits: a row whose `generation` is this one is staged, not committed. */
   private generation = 1;
@@ -107,7 +88,6 @@ export class GroupIndex extends SizedFile {
     this.current = { seq: 0, rows: group.maps.map(() => NO_ROWS) };
     this.staged = this.emptyStage();
     this.broken = group.maps.map(() => undefined);
-    this.idTree = viewIdBtreeShape(model);
   }
 
   snapshot(): GroupSnapshot {
@@ -183,7 +163,7 @@ export class GroupIndex extends SizedFile {
       this.byDoc.set(docId, after);
     }
     // couch_btree leaves a node whose entries did not change as it is: only a doc whose rows changed rewrites its id entry.
-    if (changed) this.staged.docIds.push(docId);
+    if (changed) (this.staged.idsByChunk[chunk] ??= []).push(docId);
     this.staged.docs++;
     if (seq > this.staged.seq) this.staged.seq = seq;
   }
@@ -200,10 +180,10 @@ export class GroupIndex extends SizedFile {
 
   /** Make the staged changes the index. Returns the bytes the file grew by. */
   commit(): number {
-    const { added, superseded, removed, seq, docIds } = this.staged;
+    const { added, superseded, removed, seq, idsByChunk, docs } = this.staged;
     let writtenActive = 0;
     let removedActive = 0;
-    const changes: RowChanges[] = [];
+    const changes: RowChanges<StoredRow>[] = [];
     const rows = this.current.rows.map((old, map) => {
       const dropped = superseded[map]!;
       const adding = dropped.size === 0 ? added[map]! : added[map]!.filter((row) => !dropped.has(row));
@@ -218,14 +198,12 @@ export class GroupIndex extends SizedFile {
         this.externalBytes -= row.externalBytes;
       }
       const positions: RowPositions<StoredRow> = new Map();
-      changes.push({ map, adding, removing, positions });
-      return mergeRows(old, removing, adding, this.compareRows[map]!, positions);
+      const merged = mergeRows(old, removing, adding, this.compareRows[map]!, positions);
+      changes.push({ rowsBefore: old.length, rowsAfter: merged.length, adding, removing, positions });
+      return merged;
     });
     this.setActiveBytes(Math.max(0, this.activeBytes - removedActive + writtenActive));
-    const appended =
-      docIds.length === 0
-        ? 0
-        : Math.ceil(writtenActive * this.model.viewAppendFactor) + this.rowTreesRewriteBytes(changes, rows) + this.idTreeRewriteBytes(docIds);
+    const appended = changes.length === 0 ? 0 : this.appendedBytes(writtenActive, changes, rows, idsByChunk, docs);
     this.append(appended);
     this.current = { seq: Math.max(this.current.seq, seq), rows };
     this.generation++;
@@ -249,50 +227,16 @@ export class GroupIndex extends SizedFile {
     this.staged = this.emptyStage();
   }
 
-  /**
-   * The leaves and inner nodes the commit rewrote in each map's tree of
-   * rows, chunk by chunk: a removed row's leaf, where it sat, and an added
-   * row's, where it went.
-   */
-  private rowTreesRewriteBytes(changes: readonly RowChanges[], rows: readonly (readonly StoredRow[])[]): number {
+  /** The commit's new rows, and the leaves and inner nodes it rewrote (commit-bytes.ts). */
+  private appendedBytes(writtenActive: number, changes: readonly RowChanges<StoredRow>[], rows: readonly (readonly StoredRow[])[], idsByChunk: readonly string[][], docs: number): number {
     const rowCount = rows.reduce((sum, list) => sum + list.length, 0);
-    if (rowCount === 0) return 0;
-    const tree = viewBtreeShape(this.model, this.externalBytes / rowCount, this.activeBytes / rowCount);
-    let bytes = 0;
-    const chunks = Math.max(1, Math.ceil(this.staged.docs / this.model.viewWriterDocs));
-    for (const { map, adding, removing, positions } of changes) {
-      const before = this.current.rows[map]!.length;
-      const after = rows[map]!.length;
-      // Chunk `c` wrote into the tree as the chunks before it left it: a build's first chunks touch a small tree.
-      const entriesAt = (chunk: number): number => Math.max(1, Math.round(before + ((after - before) * (chunk + 1)) / chunks));
-      const leavesByChunk: number[][] = [];
-      const writtenByChunk: number[] = [];
-      const touch = (row: StoredRow, written: number): void => {
-        const scale = entriesAt(row.chunk) / Math.max(1, after);
-        (leavesByChunk[row.chunk] ??= []).push(leafIndexOf(tree, Math.floor((positions.get(row) ?? 0) * scale)));
-        writtenByChunk[row.chunk] = (writtenByChunk[row.chunk] ?? 0) + written;
-      };
-      for (const row of removing) touch(row, 0);
-      for (const row of adding) touch(row, 1);
-      leavesByChunk.forEach((leaves, chunk) => {
-        if (leaves.length > 1) leaves.sort(ascending);
-        bytes += btreeRewriteBytes(tree, leaves, writtenByChunk[chunk] ?? 0, entriesAt(chunk));
-      });
-    }
-    return bytes;
-  }
-
-  /** The id tree's leaves for the documents the commit wrote, chunk by chunk (one document: one leaf, wherever it is). */
-  private idTreeRewriteBytes(docIds: readonly string[]): number {
-    const entries = Math.max(1, this.byDoc.size);
-    const chunkDocs = this.model.viewWriterDocs;
-    let bytes = 0;
-    for (let from = 0; from < docIds.length; from += chunkDocs) {
-      const chunk = docIds.slice(from, from + chunkDocs);
-      const leaves = chunk.length === 1 ? ONE_LEAF : this.docOrder.ranks(chunk).map((rank) => leafIndexOf(this.idTree, rank));
-      bytes += btreeRewriteBytes(this.idTree, leaves, chunk.length, entries);
-    }
-    return bytes;
+    const chunks = Math.ceil(docs / this.model.viewWriterDocs);
+    const meanRow = { externalBytes: this.externalBytes / Math.max(1, rowCount), activeBytes: this.activeBytes / Math.max(1, rowCount) };
+    return (
+      Math.ceil(writtenActive * this.model.viewAppendFactor) +
+      rowTreesRewriteBytes(this.model, changes, chunks, meanRow) +
+      idTreeRewriteBytes(this.model, idsByChunk, this.docOrder, this.byDoc.size)
+    );
   }
 
   /** Swap in a compacted file: the live rows only. Returns bytes reclaimed. */
@@ -306,6 +250,6 @@ export class GroupIndex extends SizedFile {
 
   private emptyStage(): Staged {
     const perMap = <T>(make: () => T): T[] => this.group.maps.map(make);
-    return { added: perMap(() => []), superseded: perMap(() => new Set()), removed: perMap(() => new Set()), docs: 0, seq: this.current.seq, docIds: [] };
+    return { added: perMap(() => []), superseded: perMap(() => new Set()), removed: perMap(() => new Set()), docs: 0, seq: this.current.seq, idsByChunk: [] };
   }
 }
