@@ -36,7 +36,7 @@
  * grow 5-50x faster than a model of written rows alone: its view updater
  * writes in chunks of `min_writer_items` (100) documents, and each chunk
  * rewrites the leaves its rows leave and enter, in every view's tree and
- * in the id tree. The model does the same (group-index.ts, leaves cut at
+ * in the id tree. The model does the same (views/commit-bytes.ts, leaves cut at
  * `viewChunkBytes` of rows): 0.70-1.21x of CouchDB's per update for small
  * rows, 0.39-0.83x for rows of 250 random letters (which CouchDB cannot
  * compress and the model's 0.6 assumes it can), builds 0.7-2.0x.
