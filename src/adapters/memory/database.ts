@@ -17,6 +17,7 @@ import {
   dbBtreeShape,
   docEntryBytes,
   leafIndexOf,
+  sortLeaves,
   type BtreeShape,
   type StorageModel,
 } from "./storage-model.js";
@@ -148,18 +149,16 @@ export class MemoryDatabase extends SizedFile {
   /**
    * What a commit of `written` rewrites in the by-id and by-seq trees: the
    * leaves of their ids, the leaves their old seqs left and the tail where
-   * the new seqs go, with the inner nodes above them. One write touches one
-   * by-id leaf wherever its id falls, so only batches need the ids' order.
+   * the new seqs go, with the inner nodes above them.
    */
   private btreeBytes(written: readonly DocRecord[]): number {
     const entries = this.docs.size;
     const tree = this.tree;
-    const byId = written.length === 1 ? ONE_LEAF : this.sortedIds.ranks(written.map((record) => record.id)).map((rank) => leafIndexOf(tree, rank));
+    const byId = this.sortedIds.leavesOf(written.map((record) => record.id), tree);
     const bySeq = this.oldSeqPositions;
     for (let i = 0; i < bySeq.length; i++) bySeq[i] = leafIndexOf(tree, bySeq[i]!);
     for (let leaf = leafIndexOf(tree, entries - written.length); leaf <= leafIndexOf(tree, entries - 1); leaf++) bySeq.push(leaf);
-    if (bySeq.length > 1) bySeq.sort(ascending);
-    return btreeRewriteBytes(tree, byId, written.length, entries) + btreeRewriteBytes(tree, bySeq, written.length, entries);
+    return btreeRewriteBytes(tree, byId, written.length, entries) + btreeRewriteBytes(tree, sortLeaves(bySeq), written.length, entries);
   }
 
   /** Where the entry of `seq` sits among the by-seq tree's live entries, estimated from its place in the log (which also holds stale entries). */
@@ -372,10 +371,6 @@ export class MemoryDatabase extends SizedFile {
     return low;
   }
 }
-
-/** Where a single write lands in the by-id tree does not change what it costs. */
-const ONE_LEAF: readonly number[] = [0];
-const ascending = (a: number, b: number): number => a - b;
 
 function parseLimit(limit: number | undefined): number {
   if (limit === undefined) return Number.POSITIVE_INFINITY;

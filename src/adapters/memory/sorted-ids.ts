@@ -10,6 +10,8 @@
  * join (CouchDB keeps tombstones in the by-id tree and the store has no
  * purge); a view's id tree loses the docs that emit nothing.
  */
+import { leafIndexOf, type BtreeShape } from "./storage-model.js";
+
 export class SortedIds {
   private sorted: string[] | undefined = undefined;
   private pending: string[] = [];
@@ -51,6 +53,16 @@ export class SortedIds {
     return ranks.sort((a, b) => a - b);
   }
 
+  /**
+   * The leaves of `shape` that hold `ids`, ascending. One id touches one
+   * leaf, and which one does not change what rewriting it costs, so a single
+   * write needs no order (and builds none).
+   */
+  leavesOf(ids: readonly string[], shape: BtreeShape): readonly number[] {
+    if (ids.length === 1) return ONE_LEAF;
+    return this.ranks(ids).map((rank) => leafIndexOf(shape, rank));
+  }
+
   private current(): string[] {
     if (this.sorted === undefined) {
       this.sorted = [...this.allIds()].sort(byCodeUnits);
@@ -62,6 +74,8 @@ export class SortedIds {
     return this.sorted;
   }
 }
+
+const ONE_LEAF: readonly number[] = [0];
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -224,6 +224,12 @@ export function btreeRewriteBytes(shape: BtreeShape, leaves: readonly number[], 
   return neighbours * shape.entryBytes + innerNodes * shape.innerNodeBytes;
 }
 
+/** Leaves in the order `btreeRewriteBytes` takes them (in place; one leaf needs no sort). */
+export function sortLeaves(leaves: number[]): number[] {
+  if (leaves.length > 1) leaves.sort((a, b) => a - b);
+  return leaves;
+}
+
 /** Distinct values of `floor(leaf / divisor)` over ascending `leaves`: the nodes `divisor` leaves wide that hold them. */
 function distinctAbove(leaves: readonly number[], divisor: number): number {
   let count = 0;

@@ -15,7 +15,7 @@
  * (docs/benchmarks.md, "Leaves in bytes").
  */
 import type { RowPositions } from "../../../core/views/index.js";
-import { btreeRewriteBytes, leafIndexOf, viewBtreeShape, viewIdBtreeShape, type StorageModel } from "../storage-model.js";
+import { btreeRewriteBytes, leafIndexOf, sortLeaves, viewBtreeShape, viewIdBtreeShape, type StorageModel } from "../storage-model.js";
 import type { SortedIds } from "../sorted-ids.js";
 
 /** A row as the commit sees it: its writer chunk (set when staged). */
@@ -59,8 +59,7 @@ export function rowTreesRewriteBytes<Row extends ChunkedRow>(model: StorageModel
     for (const row of removing) touch(row, 0);
     for (const row of adding) touch(row, 1);
     leavesByChunk.forEach((leaves, chunk) => {
-      if (leaves.length > 1) leaves.sort(ascending);
-      bytes += btreeRewriteBytes(tree, leaves, writtenByChunk[chunk] ?? 0, entriesAt(chunk));
+      bytes += btreeRewriteBytes(tree, sortLeaves(leaves), writtenByChunk[chunk] ?? 0, entriesAt(chunk));
     });
   }
   return bytes;
@@ -68,19 +67,15 @@ export function rowTreesRewriteBytes<Row extends ChunkedRow>(model: StorageModel
 
 /**
  * The id tree's leaves for the documents whose rows changed, chunk by chunk
- * (`idsByChunk[c]`): one document touches one leaf wherever its id falls,
- * more need their ranks among the group's ids (`order`, of `entries` ids).
+ * (`idsByChunk[c]`), placed by their ranks among the group's ids (`order`,
+ * of `entries` ids).
  */
 export function idTreeRewriteBytes(model: StorageModel, idsByChunk: readonly (readonly string[] | undefined)[], order: SortedIds, entries: number): number {
   const tree = viewIdBtreeShape(model);
   let bytes = 0;
   for (const ids of idsByChunk) {
     if (ids === undefined || ids.length === 0) continue;
-    const leaves = ids.length === 1 ? ONE_LEAF : order.ranks(ids).map((rank) => leafIndexOf(tree, rank));
-    bytes += btreeRewriteBytes(tree, leaves, ids.length, Math.max(1, entries));
+    bytes += btreeRewriteBytes(tree, order.leavesOf(ids, tree), ids.length, Math.max(1, entries));
   }
   return bytes;
 }
-
-const ONE_LEAF: readonly number[] = [0];
-const ascending = (a: number, b: number): number => a - b;
