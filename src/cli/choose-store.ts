@@ -73,7 +73,7 @@ export async function chooseStore(options: StoreChoiceOptions): Promise<StoreCho
 
 function chooseMemoryStore(options: StoreChoiceOptions): StoreChoice {
   const { scheduler, logger } = options;
-  const store = createMemoryStore({ scheduler });
+  const store = createMemoryStore({ scheduler, model: { fileCompression: options.config.couchdb.fileCompression } });
   const views = viewStoreOf(store);
   const queryTap = views === undefined ? undefined : tapViewQueries(views);
   return {

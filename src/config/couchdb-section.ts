@@ -26,6 +26,9 @@
  *   session_auth         false: log in with `POST /_session` (cookie) instead
  *                        of sending basic auth with every request.
  *   ca_file              PEM file of a private CA (https).
+ *   file_compression     snappy (CouchDB's key and default; none, snappy or
+ *                        deflate_1..9): how the in-memory store's files
+ *                        compress bodies. A CouchDB server uses its own.
  *
  * The url may carry a password: a rejected url is reported without it.
  */
@@ -33,6 +36,7 @@ import * as t from "io-ts";
 import type { Either } from "fp-ts/lib/Either.js";
 import { BooleanFromString, orErrors, readValue, type ConfigError, type IniSections } from "../core/shared/ini.js";
 import { redactUrl } from "../adapters/couchdb-http/redact.js";
+import { FileCompressionCodec, type FileCompression } from "../adapters/memory/compression.js";
 
 export const COUCHDB_SECTION = "couchdb";
 
@@ -52,6 +56,8 @@ export interface CouchSettings {
   readonly ddocCheckMaxIntervalMs: number;
   readonly sessionAuth: boolean;
   readonly caFile: string | undefined;
+  /** The memory store's body compression (CouchDB's `file_compression`). */
+  readonly fileCompression: FileCompression;
 }
 
 export const defaultCouchSettings: CouchSettings = {
@@ -67,6 +73,7 @@ export const defaultCouchSettings: CouchSettings = {
   ddocCheckMaxIntervalMs: 60_000,
   sessionAuth: false,
   caFile: undefined,
+  fileCompression: "snappy",
 };
 
 const CouchUrlFromString = new t.Type<string, string, unknown>(
@@ -130,6 +137,7 @@ export function decodeCouchSettings(ini: IniSections): Either<ConfigError[], Cou
     ddocCheckMaxIntervalMs: readValue(ini, s, "ddoc_check_max_interval_ms", MsFromString(0, DAY_MS), d.ddocCheckMaxIntervalMs, errors),
     sessionAuth: readValue(ini, s, "session_auth", BooleanFromString, d.sessionAuth, errors),
     caFile: readValue<string | undefined>(ini, s, "ca_file", NonEmptyPath, d.caFile, errors),
+    fileCompression: readValue(ini, s, "file_compression", FileCompressionCodec, d.fileCompression, errors),
   };
   // The rejected value is echoed in the message: never with a password in it.
   const safe = errors.map((e) => (e.key === "url" ? { ...e, value: redactConfigUrl(e.value) } : e));

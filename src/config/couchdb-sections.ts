@@ -31,7 +31,7 @@ export const COUCHDB_KEYS: Readonly<Record<string, readonly string[]>> = {
   couchdb: [
     "attachment_stream_buffer_size", "attachment_writer_timeout", "btree_chunk_size", "changes_doc_ids_optimization_threshold",
     "compaction_log_level", "database_dir", "default_engine", "default_security", "enable_database_recovery",
-    "file_compression", "js_engine", "maintenance_mode", "max_attachment_size", "max_dbs_open", "max_document_id_length",
+    "js_engine", "maintenance_mode", "max_attachment_size", "max_dbs_open", "max_document_id_length",
     "max_document_size", "max_partition_size", "os_process_timeout", "plugin_dir", "single_node",
     "stem_interactive_updates", "update_lru_on_read", "uri_file", "users_db_security_editable", "util_driver_dir",
     "uuid", "view_index_dir", "write_xxhash_checksums",

@@ -114,6 +114,19 @@ describe("decoding", () => {
     expect(decoded._tag === "Left" && decoded.left.map(formatConfigProblem)).toEqual([expect.stringContaining('[upholster] prot = "80": unknown key')]);
   });
 
+  it("[couchdb] file_compression: CouchDB's values, snappy by default; a bad one is refused by name", () => {
+    const byDefault = decodeConfig({});
+    expect(byDefault._tag === "Right" && byDefault.right.couchdb.fileCompression).toBe("snappy");
+    for (const value of ["none", "snappy", "deflate_1", "deflate_9"]) {
+      const good = decodeConfig({ couchdb: { file_compression: value } });
+      expect(good._tag === "Right" && good.right.couchdb.fileCompression).toBe(value);
+    }
+    const bad = decodeConfig({ couchdb: { file_compression: "deflate_10" } });
+    expect(bad._tag === "Left" && bad.left.map(formatConfigProblem)).toEqual([
+      expect.stringContaining('[couchdb] file_compression = "deflate_10": expected none, snappy or deflate_1 to deflate_9'),
+    ]);
+  });
+
   it("the new [upholster] keys are decoded and refused by name: node_name, public_status, log_format", () => {
     const good = decodeConfig({ upholster: { node_name: "east@10.0.0.1", public_status: "true", log_format: "json" } });
     expect(good._tag === "Right" && good.right.upholster).toMatchObject({ nodeName: "east@10.0.0.1", publicStatus: true, logFormat: "json" });

@@ -10,6 +10,7 @@ import { docIdProblem, isDesignDocId } from "./names.js";
 import { makeRev, revGeneration } from "./revisions.js";
 import { SizedFile, type SizeAccount } from "./byte-ledger.js";
 import { SortedIds } from "./sorted-ids.js";
+import { storedBodyBytes } from "./compression.js";
 import {
   btreeRewriteBytes,
   commitGrowthBytes,
@@ -203,7 +204,7 @@ export class MemoryDatabase extends SizedFile {
     }
     const deleted = write._deleted === true;
     const generation = (existing?.generation ?? 0) + 1;
-    const bodyBytes = deleted && bodyJson === "{}" ? 0 : Buffer.byteLength(bodyJson, "utf8");
+    const bodyBytes = deleted && bodyJson === "{}" ? 0 : storedBodyBytes(bodyJson, this.model.fileCompression);
     const record: DocRecord = {
       id: write._id,
       rev: makeRev(write._id, generation, existing?.rev, deleted, bodyJson),

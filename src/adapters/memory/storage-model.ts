@@ -54,15 +54,27 @@
  * ones. The model (`btreeRewriteBytes`, the ids' ranks from sorted-ids.ts)
  * lands within 0.93-1.10x of 13 of 14 such measurements, single writes and
  * batches of 10 to 1,000, consecutive and random ids (0.73x for single
- * writes of 600 B documents, see below). Not modelled: snappy
- * compression of bodies (a body of repeated characters costs CouchDB almost
- * nothing) and the spread of leaf sizes (CouchDB's single writes of 600 B
- * documents take a second block 37% of the time; the model's, never).
+ * writes of 600 B documents, see below).
+ *
+ * Bodies are stored compressed, as couch_compress writes them
+ * (`fileCompression`, CouchDB's `file_compression`, snappy by default;
+ * compression.ts): 250 repeated characters live in ~183 B a document on
+ * CouchDB 3.4.3, 250 random letters in ~425 B. With compression the same
+ * constants fit both kinds of body (2026-11-27, docs/benchmarks.md
+ * "Compressed bodies": 21 shapes within 0.93-1.07x but two).
+ * Not modelled: the spread of leaf sizes (CouchDB's single writes of 600 B
+ * documents take a second block 37% of the time; the model's, never), and
+ * leaves that compress because revisions repeat (CouchDB's rev ids do not
+ * hash the doc id, so equal edits of different docs share one, and a leaf
+ * of them shrinks: bench:churn's batches do that; the model's revs differ).
  *
  * Pure functions over a parameter record, so simulations can tune the model.
  */
+import type { FileCompression } from "./compression.js";
 
 export interface StorageModel {
+  /** How bodies are compressed (`[couchdb] file_compression`; compression.ts). */
+  readonly fileCompression: FileCompression;
   /** An empty db's file: headers and empty b-trees (CouchDB: ~8.3 KB per shard, q=2). */
   readonly headerBytes: number;
   /** Per document entry beyond its body: id, seq and rev-tree metadata in both b-trees. */
@@ -127,14 +139,15 @@ export interface StorageModel {
 }
 
 export const defaultStorageModel: StorageModel = {
+  fileCompression: "snappy",
   headerBytes: 16_700,
-  docOverheadBytes: 48,
+  docOverheadBytes: 66,
   revisionStubBytes: 73,
   revsLimit: 1000,
   btreeLeafEntries: 10,
-  btreeEntryBytes: 75,
+  btreeEntryBytes: 66,
   btreeInnerFanout: 20,
-  btreeInnerNodeBytes: 200,
+  btreeInnerNodeBytes: 230,
   compactedOverheadRatio: 0.02,
   compactionStartupMs: 800,
   compactionBytesPerMs: 9_000,

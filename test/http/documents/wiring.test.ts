@@ -53,6 +53,24 @@ describe("the document API in upholster run", () => {
     }
   });
 
+  it("the embedded store's files compress bodies as [couchdb] file_compression says", async () => {
+    const activeBytes = async (ini: IniSections): Promise<number> => {
+      const choice = await chooseStore(options(ini));
+      const store = choice.store as MemoryStore;
+      try {
+        store.createDb("padded");
+        store.writeDocs("padded", [{ _id: "a", padding: "x".repeat(4000) }]);
+        return (await store.dbInfo("padded"))?.activeBytes ?? 0;
+      } finally {
+        await choice.close();
+        store.close();
+      }
+    };
+    const snappy = await activeBytes({});
+    expect(await activeBytes({ couchdb: { file_compression: "none" } })).toBeGreaterThan(snappy + 3500);
+    expect(await activeBytes({ couchdb: { file_compression: "deflate_6" } })).toBeLessThan(snappy + 200);
+  });
+
   it("is not mounted against CouchDB", async () => {
     const choice = await chooseStore(options({ couchdb: { url: "http://127.0.0.1:9" } }));
     try {
