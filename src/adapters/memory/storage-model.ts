@@ -26,20 +26,25 @@
  *   file           after the build 185 939; +~97 000 per round that updated every doc:
  *                  rows that did not change (by_n's) are not written again, the others are
  *   view compaction                                                  file 168 140 = 1.02 x active
- * The model (views-sizes.test.ts): external -0.4%, active +3..6%, file after
- * the build +23%, after three rounds +37%.
- * One set of constants cannot fit both that index (compressible text) and
- * fx_big's above (small rows, active 1.34 x external): the model takes
- * `6 + 0.6 x external` per row, within ~35% of each.
+ * A row lives at what its leaf compresses to (views/row-bytes.ts: each
+ * writer chunk's first leaf of rows is compressed, and its ratio stands for
+ * the chunk), times `viewRowActiveRatio`, plus `viewRowOverheadBytes` (its
+ * share of the id tree). So 250 random letters cost a row their size and
+ * small numeric rows about half (2026-11-27, docs/benchmarks.md
+ * "Compressed rows").
  * That fixture's keys follow its ids. With random keys (measured
  * 2026-11-27, docs/benchmarks.md "Leaves in bytes") CouchDB's view files
  * grow 5-50x faster than a model of written rows alone: its view updater
  * writes in chunks of `min_writer_items` (100) documents, and each chunk
  * rewrites the leaves its rows leave and enter, in every view's tree and
  * in the id tree. The model does the same (views/commit-bytes.ts, leaves cut at
- * `viewChunkBytes` of rows): 0.70-1.21x of CouchDB's per update for small
- * rows, 0.39-0.83x for rows of 250 random letters (which CouchDB cannot
- * compress and the model's 0.6 assumes it can), builds 0.7-2.0x.
+ * `viewChunkBytes` of rows, a row costing its compressed bytes there).
+ * Model / CouchDB (views-sizes.test.ts and the throwaway fit scripts):
+ *   the fixture: active 0.91x, file after the build 1.07x, after three rounds 1.17x
+ *   live bytes built: small rows 0.82-0.84x, rows of 250 random letters 0.97x
+ *   per update, small rows: 0.63x (1 doc), 0.93x (10), 1.13x (200 random ids), 0.73x (200 consecutive)
+ *   per update, random-letter rows: 0.70x (1), 1.02x (10), 1.42-1.47x (200)
+ *   builds 0.81-1.19x
  *
  * Commits, measured on CouchDB 3.4.3 (q=1, 2026-11-27; docs/benchmarks.md,
  * "A commit costs a block" and "Leaves in bytes"): a commit grows the file
@@ -103,7 +108,7 @@ export interface StorageModel {
   readonly currentDiskFormatVersion: number;
   /** Live bytes of a view row beyond its share of the JSON (b-tree entry, back-index entry). */
   readonly viewRowOverheadBytes: number;
-  /** Live bytes per byte of a row's JSON (key, value, doc id): CouchDB compresses b-tree nodes. */
+  /** Live bytes per compressed byte of a row's JSON (key, value, doc id; the leaf's compression ratio applied). */
   readonly viewRowActiveRatio: number;
   /** An empty view index file. */
   readonly viewHeaderBytes: number;
@@ -153,15 +158,15 @@ export const defaultStorageModel: StorageModel = {
   compactionBytesPerMs: 9_000,
   maxCatchUpPasses: 10,
   currentDiskFormatVersion: 8,
-  viewRowOverheadBytes: 6,
-  viewRowActiveRatio: 0.6,
+  viewRowOverheadBytes: 13,
+  viewRowActiveRatio: 1.07,
   viewHeaderBytes: 3_800,
   viewAppendFactor: 1,
   viewWriterDocs: 100,
   viewChunkBytes: 1_279,
   viewEntryTermBytes: 12,
   viewIdLeafEntries: 45,
-  viewIdEntryBytes: 4,
+  viewIdEntryBytes: 14,
   viewInnerNodeBytes: 50,
   cleanupDurationMs: 50,
   commitBlockBytes: 4_096,
@@ -194,12 +199,12 @@ export function dbBtreeShape(model: StorageModel): BtreeShape {
 /**
  * A view's tree of rows: a leaf holds `viewChunkBytes` of rows (CouchDB cuts
  * leaves by bytes, so big rows make small leaves), a rewritten row costs its
- * live bytes.
+ * compressed bytes (its live bytes less the overhead the id tree holds).
  */
-export function viewBtreeShape(model: StorageModel, meanRowExternalBytes: number, meanRowActiveBytes: number): BtreeShape {
+export function viewBtreeShape(model: StorageModel, meanRowExternalBytes: number, meanRowLeafBytes: number): BtreeShape {
   return {
     leafEntries: Math.max(1, Math.floor(model.viewChunkBytes / (meanRowExternalBytes + model.viewEntryTermBytes))),
-    entryBytes: Math.round(meanRowActiveBytes),
+    entryBytes: Math.round(meanRowLeafBytes),
     innerFanout: model.btreeInnerFanout,
     innerNodeBytes: model.viewInnerNodeBytes,
   };
@@ -283,7 +288,11 @@ export function copyDurationMs(model: StorageModel, bytes: number): number {
   return Math.max(1, Math.ceil(bytes / model.compactionBytesPerMs));
 }
 
-/** Live bytes of one view row whose key, value and doc id take `externalBytes` as JSON. */
-export function viewRowActiveBytes(model: StorageModel, externalBytes: number): number {
-  return Math.ceil(model.viewRowOverheadBytes + externalBytes * model.viewRowActiveRatio);
+/**
+ * Live bytes of one view row whose key, value and doc id take `externalBytes`
+ * as JSON, in a leaf that compresses to `compressionRatio` of its JSON
+ * (views/row-bytes.ts).
+ */
+export function viewRowActiveBytes(model: StorageModel, externalBytes: number, compressionRatio: number): number {
+  return Math.ceil(model.viewRowOverheadBytes + externalBytes * compressionRatio * model.viewRowActiveRatio);
 }

@@ -14,9 +14,10 @@ afterEach(() => {
   for (const store of stores.splice(0)) store.close();
 });
 
+/** Files without compression, so a row's live bytes follow from its JSON size alone (views-compression.test.ts covers compression). */
 function world(autoIndexDelayMs: number | false = false): { scheduler: VirtualScheduler; store: MemoryStore } {
   const scheduler = new VirtualScheduler();
-  const store = createMemoryStore({ scheduler, autoIndexDelayMs });
+  const store = createMemoryStore({ scheduler, autoIndexDelayMs, model: { fileCompression: "none" } });
   stores.push(store);
   return { scheduler, store };
 }
@@ -31,7 +32,7 @@ function writeRounds(store: MemoryStore, db: string, docs: number, rounds: numbe
 
 /** Live bytes of docs d0..d(n-1) in VIEWS_A (key n, a one-digit round, id `d<n>`): the JSON of each row, sized by the model. */
 const viewABytes = (store: MemoryStore, docs: number): number =>
-  Array.from({ length: docs }, (_, i) => viewRowActiveBytes(store.model, String(i).length + 1 + `d${i}`.length)).reduce((a, b) => a + b, 0);
+  Array.from({ length: docs }, (_, i) => viewRowActiveBytes(store.model, String(i).length + 1 + `d${i}`.length, 1)).reduce((a, b) => a + b, 0);
 
 describe("memory store: view indexes", () => {
   it("sizes grow with builds, garbage accumulates, compaction shrinks the file to ~active", async () => {

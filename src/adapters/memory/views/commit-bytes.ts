@@ -36,7 +36,8 @@ export interface RowChanges<Row extends ChunkedRow> {
 /** The group's rows on average, which sizes its leaves. */
 export interface MeanRow {
   readonly externalBytes: number;
-  readonly activeBytes: number;
+  /** What a row takes in a rewritten leaf (compressed). */
+  readonly leafBytes: number;
 }
 
 /**
@@ -45,7 +46,7 @@ export interface MeanRow {
  * build's first chunks touch a small tree).
  */
 export function rowTreesRewriteBytes<Row extends ChunkedRow>(model: StorageModel, changes: readonly RowChanges<Row>[], chunks: number, meanRow: MeanRow): number {
-  const tree = viewBtreeShape(model, meanRow.externalBytes, meanRow.activeBytes);
+  const tree = viewBtreeShape(model, meanRow.externalBytes, meanRow.leafBytes);
   let bytes = 0;
   for (const { rowsBefore, rowsAfter, adding, removing, positions } of changes) {
     const entriesAt = (chunk: number): number => Math.max(1, Math.round(rowsBefore + ((rowsAfter - rowsBefore) * (chunk + 1)) / Math.max(1, chunks)));

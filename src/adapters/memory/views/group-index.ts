@@ -13,15 +13,18 @@
  * view compaction rewrites the file to the live rows.
  */
 import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type RowPositions, type ViewGroup } from "../../../core/views/index.js";
-import { compactedFileBytes, viewRowActiveBytes, type StorageModel } from "../storage-model.js";
+import { compactedFileBytes, type StorageModel } from "../storage-model.js";
 import { SizedFile, type SizeAccount } from "../byte-ledger.js";
 import { SortedIds } from "../sorted-ids.js";
 import { idTreeRewriteBytes, rowTreesRewriteBytes, type RowChanges } from "./commit-bytes.js";
 import { SharedUpdate } from "./shared-update.js";
+import { chargeAddedRows } from "./row-bytes.js";
 
-/** A row as the index keeps it: with its JSON size, for the size model. */
+/** A row as the index keeps it: with its JSON size and live bytes, for the size model. */
 export interface StoredRow extends IndexRow {
   readonly externalBytes: number;
+  /** What it counts in the index's live bytes (set by its commit: row-bytes.ts). */
+  activeBytes: number;
   /** The commit generation that staged it (set by `stage`): equal to the current one means not committed yet. */
   generation: number;
   /** Which writer chunk of its commit added or removed it (set by `stage`; see `viewWriterDocs`). */
@@ -189,12 +192,10 @@ export class GroupIndex extends SizedFile {
       const adding = dropped.size === 0 ? added[map]! : added[map]!.filter((row) => !dropped.has(row));
       const removing = removed[map]!;
       if (adding.length === 0 && removing.size === 0) return old;
-      for (const row of adding) {
-        writtenActive += viewRowActiveBytes(this.model, row.externalBytes);
-        this.externalBytes += row.externalBytes;
-      }
+      writtenActive += chargeAddedRows(this.model, adding);
+      for (const row of adding) this.externalBytes += row.externalBytes;
       for (const row of removing) {
-        removedActive += viewRowActiveBytes(this.model, row.externalBytes);
+        removedActive += row.activeBytes;
         this.externalBytes -= row.externalBytes;
       }
       const positions: RowPositions<StoredRow> = new Map();
@@ -231,7 +232,8 @@ export class GroupIndex extends SizedFile {
   private appendedBytes(writtenActive: number, changes: readonly RowChanges<StoredRow>[], rows: readonly (readonly StoredRow[])[], idsByChunk: readonly string[][], docs: number): number {
     const rowCount = rows.reduce((sum, list) => sum + list.length, 0);
     const chunks = Math.ceil(docs / this.model.viewWriterDocs);
-    const meanRow = { externalBytes: this.externalBytes / Math.max(1, rowCount), activeBytes: this.activeBytes / Math.max(1, rowCount) };
+    // A leaf holds the rows compressed; a row's overhead (its back-index entry) lives in the id tree.
+    const meanRow = { externalBytes: this.externalBytes / Math.max(1, rowCount), leafBytes: Math.max(1, this.activeBytes / Math.max(1, rowCount) - this.model.viewRowOverheadBytes) };
     return (
       Math.ceil(writtenActive * this.model.viewAppendFactor) +
       rowTreesRewriteBytes(this.model, changes, chunks, meanRow) +

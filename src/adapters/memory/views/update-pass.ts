@@ -113,9 +113,10 @@ const rowsOf = (id: string, outcome: FunctionOutcome | undefined): StoredRow[] |
     id,
     value,
     externalBytes: jsonSize(key) + jsonSize(value) + id.length,
-    // Set when staged; present from the start so every row has one shape.
+    // Set when staged and committed; present from the start so every row has one shape.
     generation: 0,
     chunk: 0,
+    activeBytes: 0,
   }));
 };
 
