@@ -1,7 +1,10 @@
 /**
  * Deterministic revision ids, CouchDB-style: `N-<32 hex>`, the hash over the
- * id, the generation, the previous revision, the deleted flag and the body
- * (CouchDB hashes similar inputs with MD5, so equal edits give equal revs).
+ * id, the generation, the previous revision, the deleted flag and the body,
+ * so equal edits of a document give equal revs. CouchDB hashes the same
+ * inputs but the id (MD5 of their Erlang terms), so there equal edits of
+ * different documents share a rev too, and b-tree leaves full of them
+ * compress (docs/benchmarks.md, "Compressed bodies"); not here.
  */
 import * as crypto from "node:crypto";
 
