@@ -171,16 +171,11 @@ class Pass {
     const { records, lastSeq } = this.database().latestSince(since, PAGE_DOCS);
     const mapped = records.filter(isMapped);
     if (mapped.length === 0) return { records, lastSeq, outcomes: Promise.resolve([]) };
-    // The pass's sandbox, without an await when it is the one in hand (most pages): a promise per page was 2% of a simulation's allocation.
-    const { compiled } = this.sandboxInHand() ?? (await this.currentSandbox());
+    const { compiled } = await this.currentSandbox();
     const outcomes = compiled.sandbox.run(mapped.map(docForMap));
     // Awaited in turn; until then a rejection (the sandbox disposed at close) must not count as unhandled.
     outcomes.catch(() => undefined);
     return { records, lastSeq, outcomes };
-  }
-
-  private sandboxInHand(): { readonly key: string; readonly compiled: CompiledSandbox } | undefined {
-    return this.sandbox?.key === sandboxKeyOf(this.deps.index) ? this.sandbox : undefined;
   }
 
   private async currentSandbox(): Promise<{ readonly key: string; readonly compiled: CompiledSandbox }> {
