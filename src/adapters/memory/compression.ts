@@ -52,18 +52,11 @@ export function storedBodyBytes(json: string, compression: FileCompression): num
  * The text and its compressed form go through two buffers kept between calls
  * (grown when a body needs more, up to `KEPT_BUFFER_MAX_BYTES`; a bigger body
  * gets buffers of its own): every write is sized, and allocating both per
- * call was about 40% of snappy's cost in a simulated write. The compressor
- * over the first `n` bytes of the kept input is kept too, one per length up
- * to `KEPT_COMPRESSOR_MAX_BYTES` (so at most that many): bodies come in few
- * lengths, and a view and a compressor per call were 3% of a simulated
- * row's allocation.
+ * call was about 40% of snappy's cost in a simulated write.
  */
 const KEPT_BUFFER_MAX_BYTES = 1 << 20;
-const KEPT_COMPRESSOR_MAX_BYTES = 8192;
 let keptInput = Buffer.alloc(4096);
 let keptOutput = new Uint8Array(snappyBound(4096));
-/** By length: a compressor over that much of `keptInput` (dropped when it grows). */
-let keptCompressors: (SnappyCompressor | undefined)[] = [];
 
 function snappyBound(bytes: number): number {
   return 32 + bytes + Math.ceil(bytes / 6);
@@ -71,21 +64,16 @@ function snappyBound(bytes: number): number {
 
 function snappyBytes(json: string): number {
   const maxBytes = json.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
-  if (maxBytes > keptInput.length) {
-    const input = Buffer.alloc(maxBytes);
-    const output = new Uint8Array(snappyBound(maxBytes));
-    if (maxBytes > KEPT_BUFFER_MAX_BYTES) {
-      const length = input.write(json, 0, "utf8");
-      return new SnappyCompressor(input.subarray(0, length)).compressToBuffer(output);
+  let input = keptInput;
+  let output = keptOutput;
+  if (maxBytes > input.length) {
+    input = Buffer.alloc(maxBytes);
+    output = new Uint8Array(snappyBound(maxBytes));
+    if (maxBytes <= KEPT_BUFFER_MAX_BYTES) {
+      keptInput = input;
+      keptOutput = output;
     }
-    keptInput = input;
-    keptOutput = output;
-    keptCompressors = [];
   }
-  const length = keptInput.write(json, 0, "utf8");
-  const compressor =
-    length > KEPT_COMPRESSOR_MAX_BYTES
-      ? new SnappyCompressor(keptInput.subarray(0, length))
-      : (keptCompressors[length] ??= new SnappyCompressor(keptInput.subarray(0, length)));
-  return compressor.compressToBuffer(keptOutput);
+  const length = input.write(json, 0, "utf8");
+  return new SnappyCompressor(input.subarray(0, length)).compressToBuffer(output);
 }

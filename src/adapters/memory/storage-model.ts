@@ -244,30 +244,8 @@ export function btreeRewriteBytes(shape: BtreeShape, leaves: readonly number[], 
 
 /** Leaves in the order `btreeRewriteBytes` takes them (in place; one leaf needs no sort). */
 export function sortLeaves(leaves: number[]): number[] {
-  if (leaves.length > SMALL_SORT_MAX) leaves.sort(ascending);
-  else insertionSort(leaves);
+  if (leaves.length > 1) leaves.sort((a, b) => a - b);
   return leaves;
-}
-
-const ascending = (a: number, b: number): number => a - b;
-
-/**
- * A one-document write sorts two or three leaves; `Array.prototype.sort`
- * allocates its work state for each call (about 3% of a simulated row's
- * allocation), insertion sort nothing.
- */
-const SMALL_SORT_MAX = 16;
-
-function insertionSort(values: number[]): void {
-  for (let i = 1; i < values.length; i++) {
-    const value = values[i]!;
-    let j = i - 1;
-    while (j >= 0 && values[j]! > value) {
-      values[j + 1] = values[j]!;
-      j--;
-    }
-    values[j + 1] = value;
-  }
 }
 
 /** Distinct values of `floor(leaf / divisor)` over ascending `leaves`: the nodes `divisor` leaves wide that hold them. */

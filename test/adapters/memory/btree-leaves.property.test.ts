@@ -6,22 +6,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SortedIds } from "../../../src/adapters/memory/sorted-ids.js";
-import { btreeRewriteBytes, dbBtreeShape, defaultStorageModel, leafIndexOf, sortLeaves, viewBtreeShape, type BtreeShape } from "../../../src/adapters/memory/storage-model.js";
+import { btreeRewriteBytes, dbBtreeShape, defaultStorageModel, leafIndexOf, viewBtreeShape, type BtreeShape } from "../../../src/adapters/memory/storage-model.js";
 
 const model: BtreeShape = dbBtreeShape(defaultStorageModel);
 const idArb = fc.string({ unit: fc.constantFrom("a", "b", "c", "A", "0", "-", "_"), minLength: 1, maxLength: 5 });
-
-describe("sortLeaves", () => {
-  it("property: sorts ascending in place, short arrays (insertion sort) and long ones alike", () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 40 }), (leaves) => {
-        const copy = [...leaves];
-        expect(sortLeaves(leaves)).toBe(leaves);
-        expect(leaves).toEqual(copy.sort((a, b) => a - b));
-      }),
-    );
-  });
-});
 
 describe("SortedIds: ranks in by-id order", () => {
   it("ranks stay each id's place when ids leave between queries, and after a reset", () => {
