@@ -9,8 +9,8 @@ import { createMemoryStore } from "../../../src/adapters/memory/index.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { createRandom } from "../../../src/adapters/memory/random.js";
 import { compress } from "snappyjs";
+import { randomLetters } from "../../support/random-letters.js";
 
-const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const compressions = Object.keys(FileCompressionCodec.keys) as FileCompression[];
 const json = fc.jsonValue().map((value) => JSON.stringify(value));
 
@@ -52,7 +52,7 @@ describe("stored body bytes", () => {
         expect(storedBodyBytes(repeated, compression)).toBeLessThan(repeated.length / 5);
       }
       const random = createRandom(seed);
-      const letters = JSON.stringify({ n: 1, body: Array.from({ length }, () => LETTERS[random.int(LETTERS.length)]).join("") });
+      const letters = JSON.stringify({ n: 1, body: randomLetters(random, length) });
       expect(storedBodyBytes(letters, "snappy")).toBeGreaterThanOrEqual(letters.length);
     }));
   });
@@ -72,7 +72,7 @@ describe("a memory store's files compress bodies", () => {
   it("calibration: bodies of 250 repeated characters live in ~183 B a doc, random letters in ~425 B (CouchDB 3.4.3, q=1)", async () => {
     const random = createRandom(3);
     const repeated = await activePerDoc(() => "x".repeat(250));
-    const letters = await activePerDoc(() => Array.from({ length: 250 }, () => LETTERS[random.int(LETTERS.length)]).join(""));
+    const letters = await activePerDoc(() => randomLetters(random, 250));
     expect(repeated).toBeGreaterThan(183 * 0.9);
     expect(repeated).toBeLessThan(183 * 1.1);
     expect(letters).toBeGreaterThan(425 * 0.9);

@@ -9,6 +9,7 @@ import { createMemoryStore, type MemoryStore } from "../../../src/adapters/memor
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { createRandom } from "../../../src/adapters/memory/random.js";
 import { storedBodyBytes } from "../../../src/adapters/memory/compression.js";
+import { randomLetters } from "../../support/random-letters.js";
 
 type Op =
   | { readonly type: "write"; readonly ids: readonly number[]; readonly size: number }
@@ -28,8 +29,6 @@ interface Reference {
 }
 
 const docId = (n: number): string => `doc-${n}`;
-
-const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 async function run(ops: readonly Op[], check: (store: MemoryStore, ref: Map<string, Reference>, op: Op, before: { fileBytes: number; seq: number }) => Promise<void>): Promise<void> {
   const scheduler = new VirtualScheduler();
@@ -195,7 +194,7 @@ describe("memory store: storage model", () => {
     const store = createMemoryStore({ scheduler: new VirtualScheduler(), autoIndexDelayMs: false });
     store.createDb("db");
     const random = createRandom(docs + bodyBytes);
-    const letters = (n: number): string => Array.from({ length: n }, () => LETTERS[random.int(LETTERS.length)]).join("");
+    const letters = (n: number): string => randomLetters(random, n);
     const revs = new Map<string, string>();
     const ids = Array.from({ length: docs }, (_, i) => `doc${String(i).padStart(6, "0")}`);
     for (let b = 0; b < ids.length; b += 500) {

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/adapters/memory/index.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { createRandom } from "../../../src/adapters/memory/random.js";
+import { randomLetters } from "../../support/random-letters.js";
 
 const dir = join(import.meta.dirname, "../../fixtures/couchdb-3.4.3-views");
 const recorded = (name: string): { file: number; active: number; external: number } => {
@@ -29,8 +30,6 @@ const docsOfRound = (round: number, revs: Map<string, string>): Record<string, u
     const id = `item-${String(i).padStart(5, "0")}`;
     return { _id: id, ...(revs.has(id) ? { _rev: revs.get(id) } : {}), type: `t${i % 4}`, n: i, round, text: `text ${i} round ${round} lorem ipsum` };
   });
-
-const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 const within = (ours: number, theirs: number, tolerance: number): void => {
   expect(Math.abs(ours - theirs) / theirs, `${ours} vs CouchDB's ${theirs}`).toBeLessThanOrEqual(tolerance);
@@ -112,7 +111,7 @@ describe("memory store view sizes, calibrated on CouchDB 3.4.3", () => {
     // CouchDB 3.4.3 (q=1), 2,000 docs built (docs/benchmarks.md, "Compressed rows"): `emit(doc.n, null)` 54,566 B
     // of live index (27 B a row for ~19 B of JSON), `emit(doc.n, doc.body)` with 250 random letters 612,199 B (306 B a row).
     const random = createRandom(12);
-    const letters = (): string => Array.from({ length: 250 }, () => LETTERS[random.int(LETTERS.length)]).join("");
+    const letters = (): string => randomLetters(random, 250);
     store.createDb("rows");
     store.putDesignDoc("rows", "d", { views: { small: { map: "function (doc) { emit(doc.n, null); }" }, big: { map: "function (doc) { emit(doc.n, doc.body); }" } } });
     store.putDesignDoc("rows", "s", { views: { small: { map: "function (doc) { emit(doc.n, null); }" } } });

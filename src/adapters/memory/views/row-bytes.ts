@@ -10,11 +10,11 @@
 import type { IndexRow } from "../../../core/views/index.js";
 import { storedBodyBytes } from "../compression.js";
 import { viewRowActiveBytes, type StorageModel } from "../storage-model.js";
+import type { ChunkedRow } from "./commit-bytes.js";
 
 /** A row the commit sizes: its JSON size and writer chunk in, its live bytes out. */
-export interface SizedRow extends IndexRow {
+export interface SizedRow extends IndexRow, ChunkedRow {
   readonly externalBytes: number;
-  readonly chunk: number;
   activeBytes: number;
 }
 
