@@ -9,6 +9,7 @@
  */
 import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
 import { nextCheckAtMs, updatesMatter, type ScheduleSettings } from "./check-schedule.js";
+import { checkWaitsUntilMs } from "./check-wait.js";
 import {
   emptyCheckQueues,
   hasBackground,
@@ -26,8 +27,9 @@ import {
   type CheckQueues,
   type Taken,
 } from "./check-queues.js";
+import type { TimedEntry } from "../shared/persistent.js";
 import { channelsFor, type ChannelConfig } from "./config.js";
-import { placeInChannel, removeFromQueues } from "./channel.js";
+import { channelJobCount, placeInChannel, removeFromQueues } from "./channel.js";
 import { readForWatcher } from "./job-looks.js";
 import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
 import { channelKindOf, describeObject, objectKey } from "./object.js";
@@ -306,10 +308,51 @@ export const pumpDueChecks = (d: Draft): void => {
   // Tested with hasDue: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
   while (hasRequestSlot(d) && hasDue(d.state.checks, d.nowMs)) {
     if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
+    if (dueCheckWakeMs(d.state, d.nowMs)! > d.nowMs) return;
     if (!takeToken(d)) return;
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
     emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH)!);
   }
+};
+
+/** A channel that runs as many jobs as its concurrency (0 never starts anything, so nothing waits for it). */
+const channelFull = (s: SmooshState, name: string): boolean => {
+  const channel = s.channels.get(name);
+  return channel !== undefined && channel.config.concurrency > 0 && channelJobCount(s, name) >= channel.config.concurrency;
+};
+
+/** Some channel is full: one of the jobs' channels (most of the time there is no job at all). */
+const anyChannelFull = (s: SmooshState): boolean => {
+  if (s.jobs.size === 0) return false;
+  for (const job of s.jobs.values()) if (channelFull(s, job.channel)) return true;
+  return false;
+};
+
+/** When the head of a due queue wants a request: its due time, or, due already, until when it can wait for a start. */
+const headWakeMs = (s: SmooshState, head: TimedEntry<CompactionObject> | undefined, nowMs: number): number | undefined => {
+  if (head === undefined || head.atMs > nowMs) return head?.atMs;
+  const watch = s.watches.get(head.key);
+  if (watch === undefined) return head.atMs;
+  return checkWaitsUntilMs(watch, channelConfigsFor(s, head.value), (name) => channelFull(s, name), settingsOf(s), nowMs) ?? head.atMs;
+};
+
+const earlier = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/**
+ * When due checks next want a request (at or before `nowMs`: now). The heads
+ * of the due queues, the earliest due db and other object, are where a
+ * request is expected to gain the most; when each of them can wait for a
+ * start in a full channel (check-wait.ts), so can the checks behind them,
+ * until the earliest of their deadlines, a job's end or a change that
+ * reschedules them. `undefined`: nothing is scheduled.
+ */
+export const dueCheckWakeMs = (s: SmooshState, nowMs: number): number | undefined => {
+  const db = s.checks.dueDbs.earliest();
+  const other = s.checks.dueOthers.earliest();
+  const earliestMs = earlier(db?.atMs, other?.atMs);
+  // Nothing due yet, or no full channel to wait for (the usual case: no per-object work).
+  if (earliestMs === undefined || earliestMs > nowMs || !anyChannelFull(s)) return earliestMs;
+  return earlier(headWakeMs(s, db, nowMs), headWakeMs(s, other, nowMs));
 };
 
 /** One token in this many goes to background work when both wait. */

@@ -4,8 +4,7 @@
  * the shell to wake the core at the next moment something is due.
  */
 import { nextTokenAtMs } from "./check-budget.js";
-import { earliestDueMs } from "./check-queues.js";
-import { backgroundCanRun } from "./checks.js";
+import { backgroundCanRun, dueCheckWakeMs } from "./checks.js";
 import { nextLookMs } from "./job-looks.js";
 import { takeSnapshot } from "./persistence.js";
 import { emit, update, type Draft, type SmooshState } from "./state.js";
@@ -47,13 +46,14 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
 };
 
 /**
- * When waiting checks and listings can next go out: at the earliest due time,
- * but not before the budget has a token. Work waiting for a free request or
+ * When waiting checks and listings can next go out: at the earliest due time
+ * (or wait deadline), but not before the budget has a token. Work waiting for a free request or
  * listing slot needs no tick: the answer that frees it wakes the core.
  */
 const nextCheckWakeMs = (state: SmooshState, nowMs: number): number | undefined => {
   const slotFree = state.batchesInFlight.size < state.config.maxInfoRequests;
-  const dueMs = slotFree ? earliestDueMs(state.checks) : undefined;
+  // A due check waiting for a start (check-wait.ts) wakes the core at its deadline; the job's end is an event anyway.
+  const dueMs = slotFree ? dueCheckWakeMs(state, nowMs) : undefined;
   const waitingMs = backgroundCanRun(state) ? nowMs : dueMs;
   if (waitingMs === undefined) return undefined;
   const tokenMs = nextTokenAtMs(state.budget, state.config.checkRequestsPerSec);

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { canSpend, fullBudget, nextTokenAtMs, refill, spend } from "../../../src/core/compaction/check-budget.js";
 import { nextCheckAtMs, PROBE_UPDATES, updatesMatter, type Watch } from "../../../src/core/compaction/check-schedule.js";
+import { checkWaitsUntilMs } from "../../../src/core/compaction/check-wait.js";
 import { projectInfo, updatesUntilWorthIt, type Growth } from "../../../src/core/compaction/growth.js";
 import { channelPriority } from "../../../src/core/compaction/priority.js";
 import {
@@ -214,6 +215,46 @@ describe("check policy: the pure rules", () => {
     );
   });
 
+  it("waiting for a start: only while the channel the projected sizes pick is full, never past max_check_interval after the last check, never without a prediction", () => {
+    const config = configFrom({ smoosh: { wait_secs: "0", rescan_interval: "0" } });
+    const channels = config.dbChannels.map((name) => config.channels[name]!);
+    // Last checks whose sizes sit around the ratio channel's thresholds, so that every branch is common.
+    const sizedWatchArb = fc
+      .record({
+        watch: watchArb,
+        fileBytes: fc.integer({ min: 500_000, max: 4_000_000 }),
+        activeBytes: fc.integer({ min: 300_000, max: 2_000_000 }),
+        sinceLastMs: fc.integer({ min: 0, max: 4_000_000 }),
+      })
+      .map(({ watch, fileBytes, activeBytes, sinceLastMs }) => ({
+        watch: {
+          ...watch,
+          last: watch.last === undefined ? undefined : { atMs: T0, info: { ...sizesAt({ fileBytes0: fileBytes, activeBytes0: activeBytes, fileBytesPerUpdate: 0, activeBytesPerUpdate: 0 }, 0) } },
+        },
+        nowMs: T0 + sinceLastMs,
+      }));
+    fc.assert(
+      fc.property(sizedWatchArb, settingsArb, fc.subarray(channels.map((c) => c.name)), ({ watch, nowMs }, settings, fullNames) => {
+        const full = new Set(fullNames);
+        const until = checkWaitsUntilMs(watch, channels, (name) => full.has(name), settings, nowMs);
+        // With every channel free, nothing waits.
+        expect(checkWaitsUntilMs(watch, channels, () => false, settings, nowMs)).toBeUndefined();
+        const last = watch.last;
+        const picked =
+          last === undefined || watch.growth === undefined ? undefined : channels.find((c) => channelPriority(c, projectInfo(last.info, watch.growth!, watch.updates)) > 0);
+        const shouldWait = last !== undefined && picked !== undefined && full.has(picked.name) && settings.minCheckIntervalMs > 0 && nowMs < last.atMs + settings.maxCheckIntervalMs;
+        if (!shouldWait) {
+          expect(until).toBeUndefined();
+          return;
+        }
+        // Bounded: it waits, and no longer than the cap after its last check.
+        expect(until).toBe(last.atMs + settings.maxCheckIntervalMs);
+        expect(until!).toBeGreaterThan(nowMs);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("prediction: the first projected update that makes a channel take the db, or never", () => {
     const config = policyOnly();
     const channels = config.dbChannels.map((name) => config.channels[name]!);
@@ -358,6 +399,77 @@ describe("check policy: the reducer", () => {
       }),
       { numRuns: 4 },
     );
+  });
+
+  /**
+   * Run A: `busy` qualifies at once and its job never ends (the driver never
+   * answers a start), so the ratio channel stays full. Run B: the same, but
+   * the ratio channel has concurrency 0 and never starts, so nothing waits.
+   */
+  const busyChannelRuns = (work: readonly { db: number; gapMs: number }[], rate: number) => {
+    const models = new Map<string, DbModel>([["busy", { fileBytes0: 4e6, activeBytes0: 1e6, fileBytesPerUpdate: 0, activeBytesPerUpdate: 0 }]]);
+    // Below ratio 2 at first, crossing it after 10 to 40 updates.
+    for (let i = 0; i < 10; i++) models.set(`db${i}`, { fileBytes0: 2e6, activeBytes0: 1.5e6, fileBytesPerUpdate: 25_000 * (1 + (i % 4)), activeBytesPerUpdate: 0 });
+    const run = (ratioConcurrency: string) => {
+      const d = new Driver(
+        configFrom({
+          smoosh: { wait_secs: "0", rescan_interval: "0", check_requests_per_sec: String(rate) },
+          "smoosh.ratio_dbs": { concurrency: ratioConcurrency },
+          "smoosh.slack_dbs": { concurrency: "0" },
+          "smoosh.upgrade_dbs": { concurrency: "0" },
+        }),
+        models,
+      );
+      d.update("busy");
+      const lastUpdateMs = new Map<string, number>();
+      for (const { db, gapMs } of work) {
+        d.advanceTo(d.nowMs + gapMs);
+        d.update(`db${db}`);
+        lastUpdateMs.set(`db${db}`, d.nowMs);
+      }
+      d.advanceTo(d.nowMs + 600_000);
+      const requests = d.requests.reduce((sum, r) => sum + r.count, 0);
+      const started = d.effects.some((e) => e.type === "start-job");
+      return { d, requests, started, lastUpdateMs };
+    };
+    return { waiting: run("1"), free: run("0") };
+  };
+
+  it("waiting for a start: while a job fills the channel, checks of dbs it would take cost no request of their own, and every written db is still looked at", () => {
+    fc.assert(
+      fc.property(workloadArb(10), fc.double({ min: 0.5, max: 5, noNaN: true }), (work, rate) => {
+        const { waiting, free } = busyChannelRuns(work, rate);
+        expect(waiting.started).toBe(true);
+        expect(free.started).toBe(false);
+        // Never more requests for the waiting (one more at most: the busy db's own start).
+        expect(waiting.requests).toBeLessThanOrEqual(free.requests + 1);
+        // Bounded: every db is looked at after its last update (the cap after its last check at the latest).
+        for (const [db, atMs] of waiting.lastUpdateMs) {
+          expect(waiting.d.checks.some((c) => c.db === db && c.atMs >= atMs)).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("waiting for a start saves requests: dbs crossing the ratio threshold one after another while the channel is full", () => {
+    // One update a second, round robin over the 10 dbs, for 3 minutes: each crosses ratio 2 during it.
+    const work = Array.from({ length: 180 }, (_, i) => ({ db: i % 10, gapMs: 1_000 }));
+    const { waiting, free } = busyChannelRuns(work, 1);
+    expect(waiting.requests).toBeLessThan(free.requests);
+    // Each db is looked at twice while under the threshold (a first look, the probe that learns its growth).
+    // After that, with no start to ride on, nothing goes until the earliest cap: then all of them, in one request.
+    const capMs = waiting.d.config.maxCheckIntervalSecs * 1000;
+    const secondChecks = (d: Driver) => Array.from({ length: 10 }, (_, i) => d.checks.filter((c) => c.db === `db${i}`)[1]!.atMs);
+    const learntByMs = Math.max(...secondChecks(waiting.d));
+    const firstCapMs = Math.min(...secondChecks(waiting.d)) + capMs;
+    const between = (d: Driver) => d.checks.filter((c) => c.db !== "busy" && c.atMs > learntByMs && c.atMs < firstCapMs);
+    expect(between(waiting.d)).toEqual([]);
+    expect(between(free.d).length).toBeGreaterThan(0);
+    expect(waiting.d.checks.filter((c) => c.atMs >= firstCapMs && c.atMs < firstCapMs + 60_000).length).toBe(10);
+    // Waiting is not polling: the core asks to be woken at the deadline, not every millisecond until then.
+    const ticks = (d: Driver) => d.effects.filter((e) => e.type === "schedule-tick").length;
+    expect(ticks(waiting.d)).toBeLessThanOrEqual(2 * ticks(free.d));
   });
 
   it("deterministic: the same events at the same times give the same effects", () => {
