@@ -124,7 +124,7 @@ const summarize = (row: RowResult): string[] => {
   const meanRatio = ratios.reduce((a, b) => a + b, 0) / Math.max(1, ratios.length);
   const perUpdate = row.requests === undefined ? "-" : (row.requests / Math.max(1, row.dbUpdates)).toFixed(3);
   const amplification = row.appendedBytes > 0 && row.compactions !== undefined ? (row.rewrittenBytes / row.appendedBytes).toFixed(2) : "-";
-  return [row.who, mb(meanFile), mb(peakFile), meanRatio.toFixed(1), row.compactions === undefined ? "-" : String(row.compactions), String(row.dbUpdates), perUpdate, amplification];
+  return [row.who, mb(meanFile), mb(peakFile), meanRatio.toFixed(2), row.compactions === undefined ? "-" : String(row.compactions), String(row.dbUpdates), perUpdate, amplification];
 };
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
