@@ -104,16 +104,24 @@ export const takeForced = (q: CheckQueues, batch: number): Taken | undefined => 
   return { queues: { ...q, forced }, objects };
 };
 
+/** Which due queues a request may take from (the other one's head waits: checks.ts `dueQueuesGoing`). */
+export interface DueQueues {
+  readonly dbs: boolean;
+  readonly others: boolean;
+}
+
+const BOTH: DueQueues = { dbs: true, others: true };
+
 /**
- * One request's worth of due work at `nowMs`: the earliest due object; if it
- * is a db, every db due by now up to `batch`, topped up from the background.
- * `undefined`: nothing is due now.
+ * One request's worth of due work at `nowMs` from the queues `from` allows:
+ * the earliest due object; if it is a db, every db due by now up to `batch`,
+ * topped up from the background. `undefined`: nothing is due now.
  */
-export const takeDue = (q: CheckQueues, nowMs: number, batch: number): Taken | undefined => {
+export const takeDue = (q: CheckQueues, nowMs: number, batch: number, from: DueQueues = BOTH): Taken | undefined => {
   const db = q.dueDbs.earliest();
   const other = q.dueOthers.earliest();
-  const dbDue = db !== undefined && db.atMs <= nowMs;
-  const otherDue = other !== undefined && other.atMs <= nowMs;
+  const dbDue = from.dbs && db !== undefined && db.atMs <= nowMs;
+  const otherDue = from.others && other !== undefined && other.atMs <= nowMs;
   if (otherDue && (!dbDue || other.atMs < db.atMs)) {
     return { queues: { ...q, dueOthers: q.dueOthers.delete(other.key) }, objects: [{ key: other.key, object: other.value }] };
   }

@@ -25,6 +25,7 @@ import {
   unscheduleDue,
   withoutKey,
   type CheckQueues,
+  type DueQueues,
   type Taken,
 } from "./check-queues.js";
 import type { TimedEntry } from "../shared/persistent.js";
@@ -305,13 +306,14 @@ export const pumpForcedChecks = (d: Draft): void => {
  * steady writes never starve rescans.
  */
 export const pumpDueChecks = (d: Draft): void => {
-  // Tested with hasDue: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
+  // Tested first: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
   while (hasRequestSlot(d) && hasDue(d.state.checks, d.nowMs)) {
     if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
-    if (dueCheckWakeMs(d.state, d.nowMs)! > d.nowMs) return;
+    const going = dueQueuesGoing(d.state, d.nowMs);
+    if (!going.dbs && !going.others) return;
     if (!takeToken(d)) return;
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
-    emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH)!);
+    emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH, going)!);
   }
 };
 
@@ -339,12 +341,12 @@ const headWakeMs = (s: SmooshState, head: TimedEntry<CompactionObject> | undefin
 const earlier = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 
 /**
- * When due checks next want a request (at or before `nowMs`: now). The heads
- * of the due queues, the earliest due db and other object, are where a
- * request is expected to gain the most; when each of them can wait for a
- * start in a full channel (check-wait.ts), so can the checks behind them,
- * until the earliest of their deadlines, a job's end or a change that
- * reschedules them. `undefined`: nothing is scheduled.
+ * When due checks next want a request (at or before `nowMs`: now). Each due
+ * queue (dbs, other objects) is judged by its head, the earliest due, which
+ * is where a request is expected to gain the most: when the head can wait
+ * for a start in a full channel (check-wait.ts), so can the checks behind
+ * it, until the head's deadline, a job's end or a change that reschedules
+ * them. `undefined`: nothing is scheduled.
  */
 export const dueCheckWakeMs = (s: SmooshState, nowMs: number): number | undefined => {
   const db = s.checks.dueDbs.earliest();
@@ -353,6 +355,16 @@ export const dueCheckWakeMs = (s: SmooshState, nowMs: number): number | undefine
   // Nothing due yet, or no full channel to wait for (the usual case: no per-object work).
   if (earliestMs === undefined || earliestMs > nowMs || !anyChannelFull(s)) return earliestMs;
   return earlier(headWakeMs(s, db, nowMs), headWakeMs(s, other, nowMs));
+};
+
+/** The due queues whose head wants a request now (the pump takes only from those). */
+const dueQueuesGoing = (s: SmooshState, nowMs: number): DueQueues => {
+  const db = s.checks.dueDbs.earliest();
+  const other = s.checks.dueOthers.earliest();
+  const someFull = anyChannelFull(s);
+  const goes = (head: TimedEntry<CompactionObject> | undefined): boolean =>
+    head !== undefined && head.atMs <= nowMs && (!someFull || headWakeMs(s, head, nowMs)! <= nowMs);
+  return { dbs: goes(db), others: goes(other) };
 };
 
 /** One token in this many goes to background work when both wait. */

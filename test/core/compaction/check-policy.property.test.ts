@@ -113,7 +113,13 @@ class Driver {
     // Answers land at once (in order), as new steps.
     for (const f of fetches) {
       const model = this.models.get(f.object.db);
-      const info = model === undefined ? "missing" : sizesAt(model, this.updates.get(f.object.db) ?? 0);
+      // View indexes: a small file, all live (no view channel takes it).
+      const info =
+        f.object.kind === "view"
+          ? { kind: "view" as const, fileBytes: 100_000, activeBytes: 100_000, needsUpgrade: false, compactionRunning: false }
+          : model === undefined
+            ? "missing"
+            : sizesAt(model, this.updates.get(f.object.db) ?? 0);
       this.send({ type: "info-fetched", requestId: f.requestId, info });
     }
   }
@@ -401,26 +407,29 @@ describe("check policy: the reducer", () => {
     );
   });
 
-  /**
-   * Run A: `busy` qualifies at once and its job never ends (the driver never
-   * answers a start), so the ratio channel stays full. Run B: the same, but
-   * the ratio channel has concurrency 0 and never starts, so nothing waits.
-   */
+  /** Dbs below ratio 2 at first that cross it after 10 to 40 updates, and `busy`, which qualifies at once. */
+  const busyModels = new Map<string, DbModel>([["busy", { fileBytes0: 4e6, activeBytes0: 1e6, fileBytesPerUpdate: 0, activeBytesPerUpdate: 0 }]]);
+  for (let i = 0; i < 10; i++) busyModels.set(`db${i}`, { fileBytes0: 2e6, activeBytes0: 1.5e6, fileBytesPerUpdate: 25_000 * (1 + (i % 4)), activeBytesPerUpdate: 0 });
+
+  /** A driver where `busy` has been written once: with concurrency 1 its job starts and never ends (the driver never answers a start), so the ratio channel stays full. */
+  const busyDriver = (ratioConcurrency: string, rate: number): Driver => {
+    const d = new Driver(
+      configFrom({
+        smoosh: { wait_secs: "0", rescan_interval: "0", check_requests_per_sec: String(rate) },
+        "smoosh.ratio_dbs": { concurrency: ratioConcurrency },
+        "smoosh.slack_dbs": { concurrency: "0" },
+        "smoosh.upgrade_dbs": { concurrency: "0" },
+      }),
+      busyModels,
+    );
+    d.update("busy");
+    return d;
+  };
+
+  /** Run A: the ratio channel stays full. Run B: the same, but it has concurrency 0 and never starts, so nothing waits. */
   const busyChannelRuns = (work: readonly { db: number; gapMs: number }[], rate: number) => {
-    const models = new Map<string, DbModel>([["busy", { fileBytes0: 4e6, activeBytes0: 1e6, fileBytesPerUpdate: 0, activeBytesPerUpdate: 0 }]]);
-    // Below ratio 2 at first, crossing it after 10 to 40 updates.
-    for (let i = 0; i < 10; i++) models.set(`db${i}`, { fileBytes0: 2e6, activeBytes0: 1.5e6, fileBytesPerUpdate: 25_000 * (1 + (i % 4)), activeBytesPerUpdate: 0 });
     const run = (ratioConcurrency: string) => {
-      const d = new Driver(
-        configFrom({
-          smoosh: { wait_secs: "0", rescan_interval: "0", check_requests_per_sec: String(rate) },
-          "smoosh.ratio_dbs": { concurrency: ratioConcurrency },
-          "smoosh.slack_dbs": { concurrency: "0" },
-          "smoosh.upgrade_dbs": { concurrency: "0" },
-        }),
-        models,
-      );
-      d.update("busy");
+      const d = busyDriver(ratioConcurrency, rate);
       const lastUpdateMs = new Map<string, number>();
       for (const { db, gapMs } of work) {
         d.advanceTo(d.nowMs + gapMs);
@@ -470,6 +479,25 @@ describe("check policy: the reducer", () => {
     // Waiting is not polling: the core asks to be woken at the deadline, not every millisecond until then.
     const ticks = (d: Driver) => d.effects.filter((e) => e.type === "schedule-tick").length;
     expect(ticks(waiting.d)).toBeLessThanOrEqual(2 * ticks(free.d));
+  });
+
+  it("waiting for a start is judged per due queue: a view due while the db channel is full goes on its own token, the waiting db stays", () => {
+    const d = busyDriver("1", 1);
+    // db0 crosses ratio 2 after about 20 updates and keeps being written: due, and waiting for the full channel.
+    for (let i = 0; i < 60; i++) {
+      d.advanceTo(d.nowMs + 1_000);
+      d.update("db0");
+    }
+    const db0Checks = () => d.checks.filter((c) => c.db === "db0").map((c) => c.atMs);
+    const checkedBefore = db0Checks();
+    expect(checkedBefore.length).toBe(2); // a first look and the probe; then it waits
+    // A view of another db, never checked: it cannot wait.
+    const updatedAtMs = d.nowMs;
+    d.send({ type: "object-updated", object: { kind: "view", db: "vdb", ddoc: "_design/v" } });
+    d.advanceTo(updatedAtMs + d.config.minCheckIntervalMs + 1_000);
+    expect(d.checks.filter((c) => c.db === "vdb").length).toBe(1);
+    // The view's request did not take db0 along, though db0 was due before it.
+    expect(db0Checks()).toEqual(checkedBefore);
   });
 
   it("deterministic: the same events at the same times give the same effects", () => {
