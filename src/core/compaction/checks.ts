@@ -8,8 +8,8 @@
  * that gives it a non-zero priority.
  */
 import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
-import { nextCheckAtMs, updatesMatter, type ScheduleSettings } from "./check-schedule.js";
-import { checkWaitsUntilMs } from "./check-wait.js";
+import { nextCheckAtMs, updatesMatter } from "./check-schedule.js";
+import { dueQueuesGoing } from "./check-wait.js";
 import {
   emptyCheckQueues,
   hasBackground,
@@ -25,54 +25,18 @@ import {
   unscheduleDue,
   withoutKey,
   type CheckQueues,
-  type DueQueues,
   type Taken,
 } from "./check-queues.js";
-import type { TimedEntry } from "../shared/persistent.js";
-import { channelsFor, type ChannelConfig } from "./config.js";
-import { channelJobCount, placeInChannel, removeFromQueues } from "./channel.js";
+import { channelsFor } from "./config.js";
+import { placeInChannel, removeFromQueues } from "./channel.js";
+import { channelConfigsFor, settingsOf } from "./policy-settings.js";
 import { readForWatcher } from "./job-looks.js";
 import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
 import { channelKindOf, describeObject, objectKey } from "./object.js";
 import { channelPriority } from "./priority.js";
 import { queueHas } from "./queue.js";
 import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
-import type { ChannelKind, CompactionObject, ObjectInfo } from "./types.js";
-
-/** What the policy derives from a config, once per config object (configs are immutable): every update and answer asks. */
-interface Derived {
-  readonly settings: ScheduleSettings;
-  /** Each kind's channels, in configured order. */
-  readonly channels: Readonly<Record<ChannelKind, readonly ChannelConfig[]>>;
-}
-
-const derivedByConfig = new WeakMap<SmooshState["config"], Derived>();
-
-const derivedOf = (config: SmooshState["config"]): Derived => {
-  let derived = derivedByConfig.get(config);
-  if (derived === undefined) {
-    const channelsOfKind = (kind: ChannelKind): ChannelConfig[] =>
-      channelsFor(config, kind).flatMap((name) => {
-        const channel = config.channels[name];
-        return channel === undefined ? [] : [channel];
-      });
-    derived = {
-      settings: {
-        minCheckIntervalMs: config.minCheckIntervalMs,
-        maxCheckIntervalMs: config.maxCheckIntervalSecs * 1000,
-        stalenessMs: config.stalenessMinutes * 60_000,
-      },
-      channels: { db: channelsOfKind("db"), view: channelsOfKind("view"), cleanup: channelsOfKind("cleanup") },
-    };
-    derivedByConfig.set(config, derived);
-  }
-  return derived;
-};
-
-const settingsOf = (state: SmooshState): ScheduleSettings => derivedOf(state.config).settings;
-
-const channelConfigsFor = (state: SmooshState, object: CompactionObject): readonly ChannelConfig[] =>
-  derivedOf(state.config).channels[channelKindOf(object.kind)];
+import type { CompactionObject, ObjectInfo } from "./types.js";
 
 const isQueued = (state: SmooshState, key: string): boolean => {
   for (const channel of state.channels.values()) if (queueHas(channel.queue, key)) return true;
@@ -306,7 +270,7 @@ export const pumpForcedChecks = (d: Draft): void => {
  * steady writes never starve rescans.
  */
 export const pumpDueChecks = (d: Draft): void => {
-  // Tested first: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
+  // Tested with hasDue: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
   while (hasRequestSlot(d) && hasDue(d.state.checks, d.nowMs)) {
     if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
     const going = dueQueuesGoing(d.state, d.nowMs);
@@ -315,56 +279,6 @@ export const pumpDueChecks = (d: Draft): void => {
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
     emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH, going)!);
   }
-};
-
-/** A channel that runs as many jobs as its concurrency (0 never starts anything, so nothing waits for it). */
-const channelFull = (s: SmooshState, name: string): boolean => {
-  const channel = s.channels.get(name);
-  return channel !== undefined && channel.config.concurrency > 0 && channelJobCount(s, name) >= channel.config.concurrency;
-};
-
-/** Some channel is full: one of the jobs' channels (most of the time there is no job at all). */
-const anyChannelFull = (s: SmooshState): boolean => {
-  if (s.jobs.size === 0) return false;
-  for (const job of s.jobs.values()) if (channelFull(s, job.channel)) return true;
-  return false;
-};
-
-/** When the head of a due queue wants a request: its due time, or, due already, until when it can wait for a start. */
-const headWakeMs = (s: SmooshState, head: TimedEntry<CompactionObject> | undefined, nowMs: number): number | undefined => {
-  if (head === undefined || head.atMs > nowMs) return head?.atMs;
-  const watch = s.watches.get(head.key);
-  if (watch === undefined) return head.atMs;
-  return checkWaitsUntilMs(watch, channelConfigsFor(s, head.value), (name) => channelFull(s, name), settingsOf(s), nowMs) ?? head.atMs;
-};
-
-const earlier = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
-
-/**
- * When due checks next want a request (at or before `nowMs`: now). Each due
- * queue (dbs, other objects) is judged by its head, the earliest due, which
- * is where a request is expected to gain the most: when the head can wait
- * for a start in a full channel (check-wait.ts), so can the checks behind
- * it, until the head's deadline, a job's end or a change that reschedules
- * them. `undefined`: nothing is scheduled.
- */
-export const dueCheckWakeMs = (s: SmooshState, nowMs: number): number | undefined => {
-  const db = s.checks.dueDbs.earliest();
-  const other = s.checks.dueOthers.earliest();
-  const earliestMs = earlier(db?.atMs, other?.atMs);
-  // Nothing due yet, or no full channel to wait for (the usual case: no per-object work).
-  if (earliestMs === undefined || earliestMs > nowMs || !anyChannelFull(s)) return earliestMs;
-  return earlier(headWakeMs(s, db, nowMs), headWakeMs(s, other, nowMs));
-};
-
-/** The due queues whose head wants a request now (the pump takes only from those). */
-const dueQueuesGoing = (s: SmooshState, nowMs: number): DueQueues => {
-  const db = s.checks.dueDbs.earliest();
-  const other = s.checks.dueOthers.earliest();
-  const someFull = anyChannelFull(s);
-  const goes = (head: TimedEntry<CompactionObject> | undefined): boolean =>
-    head !== undefined && head.atMs <= nowMs && (!someFull || headWakeMs(s, head, nowMs)! <= nowMs);
-  return { dbs: goes(db), others: goes(other) };
 };
 
 /** One token in this many goes to background work when both wait. */

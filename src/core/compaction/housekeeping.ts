@@ -4,7 +4,8 @@
  * the shell to wake the core at the next moment something is due.
  */
 import { nextTokenAtMs } from "./check-budget.js";
-import { backgroundCanRun, dueCheckWakeMs } from "./checks.js";
+import { dueCheckWakeMs } from "./check-wait.js";
+import { backgroundCanRun } from "./checks.js";
 import { nextLookMs } from "./job-looks.js";
 import { takeSnapshot } from "./persistence.js";
 import { emit, update, type Draft, type SmooshState } from "./state.js";
@@ -46,9 +47,10 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
 };
 
 /**
- * When waiting checks and listings can next go out: at the earliest due time
- * (or wait deadline), but not before the budget has a token. Work waiting for a free request or
- * listing slot needs no tick: the answer that frees it wakes the core.
+ * When waiting checks and listings can next go out: at the earliest due
+ * time (or wait deadline), but not before the budget has a token. Work
+ * waiting for a free request or listing slot needs no tick: the answer that
+ * frees it wakes the core.
  */
 const nextCheckWakeMs = (state: SmooshState, nowMs: number): number | undefined => {
   const slotFree = state.batchesInFlight.size < state.config.maxInfoRequests;
