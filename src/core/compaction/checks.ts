@@ -244,13 +244,16 @@ const emitChecks = (d: Draft, taken: Taken): void => {
 
 /** Refill the budget to now; take a token if there is one. */
 export const takeToken = (d: Draft): boolean => {
-  const budget = refill(d.state.budget, d.state.config.checkRequestsPerSec, d.nowMs);
-  if (!canSpend(budget)) {
-    update(d, { budget });
-    return false;
-  }
-  update(d, { budget: spend(budget) });
+  if (!hasToken(d)) return false;
+  update(d, { budget: spend(d.state.budget) });
   return true;
+};
+
+/** Refill the budget to now; whether it has a token to spend. */
+const hasToken = (d: Draft): boolean => {
+  const budget = refill(d.state.budget, d.state.config.checkRequestsPerSec, d.nowMs);
+  if (budget !== d.state.budget) update(d, { budget });
+  return canSpend(budget);
 };
 
 const hasRequestSlot = (d: Draft): boolean => d.state.batchesInFlight.size < d.state.config.maxInfoRequests;
@@ -273,9 +276,11 @@ export const pumpDueChecks = (d: Draft): void => {
   // Tested with hasDue: building a batch of 100 just to test for one, when no token was left, was a fifth of a simulation.
   while (hasRequestSlot(d) && hasDue(d.state.checks, d.nowMs)) {
     if (backgroundCanRun(d.state) && d.state.dueTokensInARow >= BACKGROUND_SHARE - 1) return;
+    // The token first: whether due checks wait for a start costs a projection per head, and most steps have no token.
+    if (!hasToken(d)) return;
     const going = dueQueuesGoing(d.state, d.nowMs);
     if (!going.dbs && !going.others) return;
-    if (!takeToken(d)) return;
+    takeToken(d);
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
     emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH, going)!);
   }

@@ -4,6 +4,7 @@
  * the shell to wake the core at the next moment something is due.
  */
 import { nextTokenAtMs } from "./check-budget.js";
+import { earliestDueMs } from "./check-queues.js";
 import { dueCheckWakeMs } from "./check-wait.js";
 import { backgroundCanRun } from "./checks.js";
 import { nextLookMs } from "./job-looks.js";
@@ -54,11 +55,13 @@ export const nextWakeMs = (state: SmooshState, nowMs: number): number | undefine
  */
 const nextCheckWakeMs = (state: SmooshState, nowMs: number): number | undefined => {
   const slotFree = state.batchesInFlight.size < state.config.maxInfoRequests;
-  // A due check waiting for a start (check-wait.ts) wakes the core at its deadline; the job's end is an event anyway.
-  const dueMs = slotFree ? dueCheckWakeMs(state, nowMs) : undefined;
+  const tokenMs = nextTokenAtMs(state.budget, state.config.checkRequestsPerSec);
+  const earliestMs = slotFree ? earliestDueMs(state.checks) : undefined;
+  // Due checks waiting for a start (check-wait.ts) wake the core at their deadline (a job's end is an event anyway).
+  // Asked only once a token is there: until then the token's time is the wake, and the answer costs projections.
+  const dueMs = earliestMs !== undefined && earliestMs <= nowMs && tokenMs <= nowMs ? dueCheckWakeMs(state, nowMs) : earliestMs;
   const waitingMs = backgroundCanRun(state) ? nowMs : dueMs;
   if (waitingMs === undefined) return undefined;
-  const tokenMs = nextTokenAtMs(state.budget, state.config.checkRequestsPerSec);
   return Math.max(waitingMs, tokenMs, nowMs + 1);
 };
 
