@@ -86,7 +86,7 @@ const earlier = (a: number | undefined, b: number | undefined): number | undefin
  * When due checks next want a request (at or before `nowMs`: now). Each due
  * queue (dbs, other objects) is judged by its head, the earliest due, which
  * is where a request is expected to gain the most: when the head can wait
- * for a start in a full channel (check-wait.ts), so can the checks behind
+ * for a start in a full channel (`checkWaitsUntilMs`), so can the checks behind
  * it, until the head's deadline, a job's end or a change that reschedules
  * them. `undefined`: nothing is scheduled.
  */
