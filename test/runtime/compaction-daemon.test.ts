@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createMemoryStatePort } from "../../src/adapters/state/index.js";
 import type { CompactionStore } from "../../src/ports/store.js";
+import { createMemoryStore } from "../../src/adapters/memory/index.js";
+import { VirtualScheduler } from "../../src/runtime/scheduler.js";
 import { advanceUntil, fileBytesOf, growGarbage, makeWorld, START_MS } from "./world.js";
 
 const WAIT_SECS = 30;
@@ -197,6 +199,66 @@ describe("compaction daemon", () => {
       expect(start.atMs - look!.atMs).toBeLessThanOrEqual(1_000);
       expect(look!.dbs.length).toBeGreaterThan(1); // with the running db it looked at
     }
+    await world.daemon.stop();
+  });
+
+  it("while a long compaction fills the channel, a db that channel would take waits for the next start instead of spending checks, and is compacted after it", async () => {
+    const reads: { atMs: number; dbs: readonly string[] }[] = [];
+    const jobs: { db: string; startMs: number; endMs?: number }[] = [];
+    const scheduler = new VirtualScheduler({ startMs: START_MS });
+    // A slow disk: compacting `big` takes minutes of virtual time.
+    const store = createMemoryStore({ scheduler, autoIndexDelayMs: false, model: { compactionBytesPerMs: 20 } });
+    const world = makeWorld({
+      scheduler,
+      store,
+      ini: { smoosh: { wait_secs: "0" } },
+      wrapStore: (inner): CompactionStore => ({
+        ...inner,
+        dbInfos: (dbs) => {
+          reads.push({ atMs: scheduler.nowMs(), dbs });
+          return inner.dbInfos!(dbs);
+        },
+        startJob: async (object) => {
+          const job: (typeof jobs)[number] = { db: object.db, startMs: scheduler.nowMs() };
+          jobs.push(job);
+          const handle = await inner.startJob(object);
+          void handle.done.then(() => (job.endMs = scheduler.nowMs()));
+          return handle;
+        },
+      }),
+    });
+    growGarbage(store, "big", 3000, 4);
+    store.createDb("hot");
+    const revs = new Map<string, string>();
+    const writeHot = () => {
+      const batch = Array.from({ length: 200 }, (_, i) => ({ _id: `d${i}`, _rev: revs.get(`d${i}`), pad: "y".repeat(300) }));
+      for (const r of store.writeDocs("hot", batch)) if (r.ok) revs.set(r.id, r.rev);
+    };
+    writeHot();
+    await world.daemon.start();
+    world.daemon.enqueue("big");
+    expect(await advanceUntil(world, () => jobs.length === 1, 100)).toBe(true);
+    // `hot` gains garbage every second while `big` compacts: it qualifies for ratio_dbs within seconds.
+    for (let second = 0; second < 60; second++) {
+      writeHot();
+      await scheduler.advanceByAsync(1_000);
+      await world.daemon.whenIdle();
+    }
+    expect(await advanceUntil(world, () => jobs.length === 2 && jobs[1]!.endMs !== undefined, 1_000, 1_000)).toBe(true);
+    const [big, hot] = jobs;
+    expect(big!.db).toBe("big");
+    expect(hot!.db).toBe("hot");
+    expect(big!.endMs! - big!.startMs).toBeGreaterThan(60_000); // the whole write spell fell inside it
+    // While `big` ran: a first look at `hot` and the probe that learnt its growth (after 3 updates, or 5 s at
+    // the latest), then nothing of its own, though it crossed ratio 2 (without the rule: a read 14 s in).
+    const hotReadsDuringBig = reads.filter((r) => r.dbs.includes("hot") && r.atMs > big!.startMs && r.atMs < big!.endMs!);
+    expect(hotReadsDuringBig.length).toBeGreaterThan(0);
+    for (const read of hotReadsDuringBig) expect(read.atMs - big!.startMs).toBeLessThanOrEqual(5_000);
+    // It started on the read that followed big's end, and was compacted.
+    expect(hot!.startMs).toBeGreaterThanOrEqual(big!.endMs!);
+    expect(hot!.startMs - big!.endMs!).toBeLessThanOrEqual(1_000);
+    const info = await store.dbInfo("hot");
+    expect(info!.fileBytes / info!.activeBytes).toBeLessThan(2);
     await world.daemon.stop();
   });
 
