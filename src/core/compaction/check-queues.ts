@@ -104,7 +104,7 @@ export const takeForced = (q: CheckQueues, batch: number): Taken | undefined => 
   return { queues: { ...q, forced }, objects };
 };
 
-/** Which due queues a request may take from (the other one's head waits: checks.ts `dueQueuesGoing`). */
+/** Which due queues a request may take from (the other one's head waits: check-wait.ts `dueQueuesGoing`). */
 export interface DueQueues {
   readonly dbs: boolean;
   readonly others: boolean;

@@ -22,21 +22,20 @@
  * in housekeeping.ts).
  */
 import type { TimedEntry } from "../shared/persistent.js";
-import { channelJobCount } from "./channel.js";
+import { channelHasRoom } from "./channel.js";
 import type { DueQueues } from "./check-queues.js";
 import type { Watch, ScheduleSettings } from "./check-schedule.js";
 import type { ChannelConfig } from "./config.js";
 import { projectInfo } from "./growth.js";
 import { channelConfigsFor, settingsOf } from "./policy-settings.js";
-import { channelPriority } from "./priority.js";
+import { firstTakingChannel } from "./priority.js";
 import type { SmooshState } from "./state.js";
 import type { CompactionObject } from "./types.js";
 
 /** The channel the projected sizes of `watch` would queue it in: the first that gives a priority. */
 export const projectedChannel = (watch: Watch, channels: readonly ChannelConfig[]): ChannelConfig | undefined => {
   if (watch.last === undefined || watch.growth === undefined) return undefined;
-  const projected = projectInfo(watch.last.info, watch.growth, watch.updates);
-  return channels.find((channel) => channelPriority(channel, projected) > 0);
+  return firstTakingChannel(channels, projectInfo(watch.last.info, watch.growth, watch.updates))?.channel;
 };
 
 /**
@@ -62,7 +61,7 @@ export const checkWaitsUntilMs = (
 /** A channel that runs as many jobs as its concurrency (0 never starts anything, so nothing waits for it). */
 const channelFull = (s: SmooshState, name: string): boolean => {
   const channel = s.channels.get(name);
-  return channel !== undefined && channel.config.concurrency > 0 && channelJobCount(s, name) >= channel.config.concurrency;
+  return channel !== undefined && channel.config.concurrency > 0 && !channelHasRoom(s, channel);
 };
 
 /** Some channel is full: one of the jobs' channels (most of the time there is no job at all). */

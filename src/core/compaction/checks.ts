@@ -33,7 +33,7 @@ import { channelConfigsFor, settingsOf } from "./policy-settings.js";
 import { readForWatcher } from "./job-looks.js";
 import { learnGrowth, NEVER, updatesUntilWorthIt, type Observation } from "./growth.js";
 import { channelKindOf, describeObject, objectKey } from "./object.js";
-import { channelPriority } from "./priority.js";
+import { firstTakingChannel } from "./priority.js";
 import { queueHas } from "./queue.js";
 import { bump, emit, isIgnored, log, takeId, update, type Draft, type Fetch, type SmooshState, type WatchEntry } from "./state.js";
 import type { CompactionObject, ObjectInfo } from "./types.js";
@@ -245,9 +245,12 @@ const emitChecks = (d: Draft, taken: Taken): void => {
 /** Refill the budget to now; take a token if there is one. */
 export const takeToken = (d: Draft): boolean => {
   if (!hasToken(d)) return false;
-  update(d, { budget: spend(d.state.budget) });
+  spendToken(d);
   return true;
 };
+
+/** After `hasToken` said yes (the budget is refilled to now). */
+const spendToken = (d: Draft): void => update(d, { budget: spend(d.state.budget) });
 
 /** Refill the budget to now; whether it has a token to spend. */
 const hasToken = (d: Draft): boolean => {
@@ -280,7 +283,7 @@ export const pumpDueChecks = (d: Draft): void => {
     if (!hasToken(d)) return;
     const going = dueQueuesGoing(d.state, d.nowMs);
     if (!going.dbs && !going.others) return;
-    takeToken(d);
+    spendToken(d);
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
     emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH, going)!);
   }
@@ -411,16 +414,14 @@ const settleAnswer = (d: Draft, fetch: Fetch, key: string, info: ObjectInfo | "m
 /** Queue it in the first channel, in configured order, that gives it a priority; out of every queue if none does. */
 const placeInFirstChannel = (d: Draft, key: string, object: CompactionObject, info: ObjectInfo): void => {
   if (isIgnored(d.state, object) || d.state.runningKeys.has(key)) return;
-  for (const channel of channelConfigsFor(d.state, object)) {
-    const priority = channelPriority(channel, info);
-    if (priority > 0) {
-      removeFromQueues(d, key, channel.name);
-      rescheduleKeys(d, placeInChannel(d, channel.name, object, priority));
-      return;
-    }
+  const taking = firstTakingChannel(channelConfigsFor(d.state, object), info);
+  if (taking === undefined) {
+    // No channel wants it any more: an older entry must not linger at a stale priority.
+    removeFromQueues(d, key);
+    return;
   }
-  // No channel wants it any more: an older entry must not linger at a stale priority.
-  removeFromQueues(d, key);
+  removeFromQueues(d, key, taking.channel.name);
+  rescheduleKeys(d, placeInChannel(d, taking.channel.name, object, taking.priority));
 };
 
 /** Record what the check saw, learn the growth since the previous one, predict the next crossing (the caller reschedules). */

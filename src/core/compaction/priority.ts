@@ -70,3 +70,16 @@ export const channelPriority = (channel: PriorityRule, info: ObjectInfo): number
     }
   }
 };
+
+/**
+ * The channel a check's answer queues the object in: the first, in configured
+ * order, that gives it a priority (with that priority). Placement and the
+ * wait-for-a-start rule both ask, so they always agree.
+ */
+export const firstTakingChannel = <C extends PriorityRule>(channels: readonly C[], info: ObjectInfo): { readonly channel: C; readonly priority: number } | undefined => {
+  for (const channel of channels) {
+    const priority = channelPriority(channel, info);
+    if (priority > 0) return { channel, priority };
+  }
+  return undefined;
+};

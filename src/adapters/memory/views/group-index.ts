@@ -12,19 +12,16 @@
  * CouchDB's view updater writes them (garbage for what they replace); a
  * view compaction rewrites the file to the live rows.
  */
-import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type IndexRow, type KeyCompare, type RowCompare, type RowPositions, type ViewGroup } from "../../../core/views/index.js";
+import { compareRaw, mergeRows, rowCompareOf, keyCompareOf, type KeyCompare, type RowCompare, type RowPositions, type ViewGroup } from "../../../core/views/index.js";
 import { compactedFileBytes, type StorageModel } from "../storage-model.js";
 import { SizedFile, type SizeAccount } from "../byte-ledger.js";
 import { SortedIds } from "../sorted-ids.js";
 import { idTreeRewriteBytes, rowTreesRewriteBytes, type RowChanges } from "./commit-bytes.js";
 import { SharedUpdate } from "./shared-update.js";
-import { chargeAddedRows } from "./row-bytes.js";
+import { chargeAddedRows, type SizedRow } from "./row-bytes.js";
 
-/** A row as the index keeps it: with its JSON size and live bytes, for the size model. */
-export interface StoredRow extends IndexRow {
-  readonly externalBytes: number;
-  /** What it counts in the index's live bytes (set by its commit: row-bytes.ts). */
-  activeBytes: number;
+/** A row as the index keeps it: with its JSON size, live bytes and writer chunk for the size model (row-bytes.ts). */
+export interface StoredRow extends SizedRow {
   /** The commit generation that staged it (set by `stage`): equal to the current one means not committed yet. */
   generation: number;
   /** Which writer chunk of its commit added or removed it (set by `stage`; see `viewWriterDocs`). */
