@@ -48,10 +48,22 @@ export interface DocOutcome {
   readonly logs: readonly string[];
 }
 
+/**
+ * A document its store already holds as JSON text (a JSON object, `_id`
+ * first): sent to the sandbox as it is, not serialized again. The store
+ * vouches for the text; the sandbox still parses it in its own context.
+ */
+export class SerializedDoc {
+  constructor(
+    readonly id: string,
+    readonly json: string,
+  ) {}
+}
+
 /** One design doc's (or one index's) functions, compiled once, in a context of their own. */
 export interface IndexSandbox {
   /** One outcome per document, in order. Pass many documents per call: a call has a fixed cost. */
-  run(docs: readonly Record<string, unknown>[]): Promise<readonly DocOutcome[]>;
+  run(docs: readonly (Record<string, unknown> | SerializedDoc)[]): Promise<readonly DocOutcome[]>;
   /** Idempotent. Frees the context; a pending `run` still settles. */
   dispose(): void;
 }

@@ -29,8 +29,13 @@ export interface DocRecord {
   readonly rev: string;
   readonly generation: number;
   readonly deleted: boolean;
-  /** Fields other than `_id`, `_rev`, `_deleted`. */
-  readonly body: Readonly<Record<string, unknown>>;
+  /**
+   * Fields other than `_id`, `_rev`, `_deleted`, as the JSON text written
+   * (a JSON object), as a db file holds it: what was stored cannot change
+   * through an object the writer or a reader still holds, and a view pass
+   * hands it to the sandbox without serializing it again. `bodyOf` parses it.
+   */
+  readonly bodyJson: string;
   readonly seq: number;
   /** What this entry counts in `activeBytes`. */
   readonly entryBytes: number;
@@ -194,7 +199,8 @@ export class MemoryDatabase extends SizedFile {
     // Object.keys: the own enumerable keys, in the order Object.entries gives them, without a pair per field.
     const fields = doc as Record<string, unknown>;
     for (const key of Object.keys(fields)) {
-      if (key !== "_id" && key !== "_rev" && key !== "_deleted") body[key] = fields[key];
+      if (key === "__proto__") Object.defineProperty(body, key, { value: fields[key], enumerable: true, writable: true, configurable: true });
+      else if (key !== "_id" && key !== "_rev" && key !== "_deleted") body[key] = fields[key];
     }
     let bodyJson: string;
     try {
@@ -210,7 +216,7 @@ export class MemoryDatabase extends SizedFile {
       rev: makeRev(write._id, generation, existing?.rev, deleted, bodyJson),
       generation,
       deleted,
-      body,
+      bodyJson,
       seq: ++this.updateSeq,
       entryBytes: docEntryBytes(this.model, bodyBytes, generation),
     };
@@ -389,7 +395,22 @@ export function idOf(doc: unknown): string {
   return "";
 }
 
+/** The record's body, parsed afresh: the caller may keep or change it. */
+export function bodyOf(record: DocRecord): Record<string, unknown> {
+  return JSON.parse(record.bodyJson) as Record<string, unknown>;
+}
+
 /** A stored document as CouchDB returns it: body plus `_id`, `_rev` (and `_deleted` for tombstones). */
 export function toStoredDoc(record: DocRecord): StoredDoc {
-  return { ...record.body, _id: record.id, _rev: record.rev, ...(record.deleted ? { _deleted: true } : {}) };
+  return { ...bodyOf(record), _id: record.id, _rev: record.rev, ...(record.deleted ? { _deleted: true } : {}) };
+}
+
+/**
+ * A live document as CouchDB hands it to a map function (`_id` and `_rev`
+ * first, then the body), as JSON text: the stored body spliced in, not
+ * parsed and serialized again.
+ */
+export function docJsonForMap(record: DocRecord): string {
+  const head = `{"_id":${JSON.stringify(record.id)},"_rev":${JSON.stringify(record.rev)}`;
+  return record.bodyJson === "{}" ? `${head}}` : `${head},${record.bodyJson.slice(1)}`;
 }

@@ -36,7 +36,7 @@ import type {
   ViewIndexInfo,
 } from "../../ports/store.js";
 import { ByteLedger, type ByteTotals } from "./byte-ledger.js";
-import { idOf, MemoryDatabase, toStoredDoc } from "./database.js";
+import { bodyOf, idOf, MemoryDatabase, toStoredDoc } from "./database.js";
 import { EventHub, type EventSourceOptions } from "./events.js";
 import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from "./jobs.js";
 import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
@@ -417,7 +417,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const ddocs: DesignDoc[] = [];
     for (const id of stored.data.designDocIds()) {
       const record = stored.data.getDoc(id);
-      if (record !== undefined && !record.deleted) ddocs.push({ id, rev: record.rev, body: record.body });
+      if (record !== undefined && !record.deleted) ddocs.push({ id, rev: record.rev, body: bodyOf(record) });
     }
     return ddocs;
   }

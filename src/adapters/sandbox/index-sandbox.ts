@@ -4,7 +4,7 @@
  * the next and decodes the last. Whatever goes wrong with a batch comes back
  * as failures of its documents; `run` rejects only after `dispose`.
  */
-import type { DocOutcome, FunctionFailureKind, IndexFunctionKind, IndexSandbox, SandboxLimits } from "../../ports/sandbox.js";
+import type { DocOutcome, FunctionFailureKind, IndexFunctionKind, IndexSandbox, SandboxLimits, SerializedDoc } from "../../ports/sandbox.js";
 import type { SandboxTransport } from "./transport.js";
 import { BatchBuilder, decodeOutcomes, failedOutcomes, type EncodedBatch } from "./wire.js";
 import { WorkerFailure } from "./worker-client.js";
@@ -24,7 +24,7 @@ export class HostedIndexSandbox implements IndexSandbox {
     private readonly limits: SandboxLimits,
   ) {}
 
-  async run(docs: readonly Record<string, unknown>[]): Promise<readonly DocOutcome[]> {
+  async run(docs: readonly (Record<string, unknown> | SerializedDoc)[]): Promise<readonly DocOutcome[]> {
     if (this.disposed) throw new Error("the sandbox was disposed");
     const batchDeadlineMs = Date.now() + this.limits.timeoutMsPerBatch;
     const builder = new BatchBuilder(MAX_DOCS_PER_BATCH, batchCharsFor(this.limits));

@@ -6,7 +6,7 @@
  * can tamper with, so decoding checks every shape and turns anything odd into
  * a failure for that document, never an exception.
  */
-import type { DocOutcome, FunctionFailureKind, FunctionOutcome, IndexFunctionKind } from "../../ports/sandbox.js";
+import { SerializedDoc, type DocOutcome, type FunctionFailureKind, type FunctionOutcome, type IndexFunctionKind } from "../../ports/sandbox.js";
 
 /** A line JSON.parse rejects, so the guest reports the document without running user code on it. */
 const UNSERIALIZABLE_LINE = "!";
@@ -50,11 +50,15 @@ export class BatchBuilder {
   ) {}
 
   add(doc: unknown): void {
+    if (doc instanceof SerializedDoc) return this.addLine(doc.json, doc.id);
     const encoded = encodeDoc(doc);
     if ("error" in encoded) (this.unserializable ??= new Map()).set(this.lines.length, encoded.error);
-    const line = "line" in encoded ? encoded.line : UNSERIALIZABLE_LINE;
+    this.addLine("line" in encoded ? encoded.line : UNSERIALIZABLE_LINE, docId(doc));
+  }
+
+  private addLine(line: string, id: string): void {
     this.lines.push(line);
-    this.ids.push(docId(doc));
+    this.ids.push(id);
     this.chars += line.length + 1;
   }
 

@@ -26,6 +26,33 @@ describe("memory store: documents and MVCC", () => {
     expect(store.putDoc("db", { _id: "a", v: 4 })).toMatchObject({ ok: true, rev: expect.stringMatching(/^4-/) });
   });
 
+  it("a stored document is a value: changing the object written, or one read, changes nothing stored", async () => {
+    const store = newStore();
+    store.createDb("db");
+    const written = { _id: "a", nested: { x: 1 }, list: [1, 2] };
+    const created = store.putDoc("db", written);
+    if (!created.ok) throw new Error("create failed");
+    written.nested.x = 2;
+    written.list.push(3);
+    const read = await store.getDoc("db", "a");
+    expect(read).toEqual({ _id: "a", _rev: created.rev, nested: { x: 1 }, list: [1, 2] });
+    (read as unknown as { nested: { x: number } }).nested.x = 3;
+    expect(await store.getDoc("db", "a")).toEqual({ _id: "a", _rev: created.rev, nested: { x: 1 }, list: [1, 2] });
+  });
+
+  it("keeps a field named __proto__ as a field (a JSON body may have one), and stores values as JSON does", async () => {
+    const store = newStore();
+    store.createDb("db");
+    const doc = JSON.parse('{"_id":"p","__proto__":{"polluted":true},"when":null}') as { _id: string };
+    const created = store.putDoc("db", { ...doc, at: new Date(Date.UTC(2026, 0, 2)), gone: undefined });
+    if (!created.ok) throw new Error("create failed");
+    const read = (await store.getDoc("db", "p")) as Record<string, unknown>;
+    expect(Object.keys(read).sort()).toEqual(["__proto__", "_id", "_rev", "at", "when"]);
+    expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toEqual({ polluted: true });
+    expect(read["at"]).toBe("2026-01-02T00:00:00.000Z");
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
   it("revisions are deterministic: the same edits give the same revs", () => {
     fc.assert(
       fc.property(fc.array(fc.record({ id: fc.constantFrom("a", "b", "c"), value: fc.jsonValue() }), { maxLength: 20 }), (edits) => {

@@ -176,6 +176,22 @@ describe("memory store views: what gets indexed", () => {
     ]);
   });
 
+  it("a map function gets the doc as CouchDB hands it: _id and _rev first, then the body as written (an empty body too)", async () => {
+    const store = newStore();
+    store.createDb("db");
+    store.putDesignDoc("db", "v", { views: { shape: { map: "function (doc) { emit(doc._id, [Object.keys(doc), doc]); }" } } });
+    const [full, empty] = store.writeDocs("db", [
+      { z: 1, _id: "a", nested: { "quote\"d": ["\u2028", null] }, a: "é" },
+      { _id: "b" },
+    ]);
+    if (!full?.ok || !empty?.ok) throw new Error("write failed");
+    const result = await store.queryView("db", "_design/v", "shape", q());
+    expect(result.rows).toEqual([
+      { id: "a", key: "a", value: [["_id", "_rev", "z", "nested", "a"], { _id: "a", _rev: full.rev, z: 1, nested: { "quote\"d": ["\u2028", null] }, a: "é" }] },
+      { id: "b", key: "b", value: [["_id", "_rev"], { _id: "b", _rev: empty.rev }] },
+    ]);
+  });
+
   it("a map that throws leaves that doc out of that view only, and says so in the log; log() lines are logged", async () => {
     const logger = createRecordingLogger();
     const store = newStore({ logger });

@@ -6,7 +6,7 @@
  * removes it, unless another design doc still uses it.
  */
 import { viewGroupOf, type ViewGroup } from "../../../core/views/index.js";
-import type { DocRecord } from "../database.js";
+import { bodyOf, type DocRecord } from "../database.js";
 import { stableDigest } from "../revisions.js";
 import type { SizeAccount } from "../byte-ledger.js";
 import type { StorageModel } from "../storage-model.js";
@@ -40,7 +40,7 @@ export class DbViews {
   onDesignDocWritten(record: DocRecord): boolean {
     this.forgetDerived();
     const before = this.ddocs.get(record.id)?.signature;
-    const group = record.deleted ? undefined : viewGroupOf(record.body);
+    const group = record.deleted ? undefined : viewGroupOf(bodyOf(record));
     if (group === undefined) {
       this.ddocs.delete(record.id);
       return before !== undefined;

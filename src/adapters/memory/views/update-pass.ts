@@ -12,9 +12,9 @@
  * one pass it no longer runs at all (its views then answer with an error),
  * so one runaway function cannot hold the shared sandbox thread for long.
  */
-import type { DocOutcome, FunctionOutcome, IndexFunctionSource } from "../../../ports/sandbox.js";
+import { SerializedDoc, type DocOutcome, type FunctionOutcome, type IndexFunctionSource } from "../../../ports/sandbox.js";
 import { isDesignDocId } from "../names.js";
-import type { DocRecord, MemoryDatabase } from "../database.js";
+import { docJsonForMap, type DocRecord, type MemoryDatabase } from "../database.js";
 import type { GroupIndex, StoredRow } from "./group-index.js";
 import { jsonSize } from "./json-size.js";
 import type { PassLog } from "./pass-log.js";
@@ -87,8 +87,8 @@ const sandboxKeyOf = (index: GroupIndex): string => {
 
 const isMapped = (record: DocRecord): boolean => !record.deleted && !isDesignDocId(record.id);
 
-/** The document as CouchDB hands it to a map function: `_id` and `_rev` first, then the body. */
-const docForMap = (record: DocRecord): Record<string, unknown> => ({ _id: record.id, _rev: record.rev, ...record.body });
+/** The document as CouchDB hands it to a map function, in the JSON text the sandbox reads. */
+const docForMap = (record: DocRecord): SerializedDoc => new SerializedDoc(record.id, docJsonForMap(record));
 
 /** Deeper keys or values are refused (comparing and sizing them recurses; CouchDB's NIF stops at 10 and falls back). */
 const MAX_NESTING = 500;
