@@ -17,6 +17,7 @@ import {
   compactedFileBytes,
   dbBtreeShape,
   docEntryBytes,
+  stubSavingBytes,
   leafIndexOf,
   sortLeaves,
   type BtreeShape,
@@ -37,6 +38,8 @@ export interface DocRecord {
    */
   readonly bodyJson: string;
   readonly seq: number;
+  /** Past revisions that a compaction left as stubs (storage-model.ts, `compactedRevisionStubBytes`). */
+  readonly stubbedRevisions: number;
   /** What this entry counts in `activeBytes`. */
   readonly entryBytes: number;
 }
@@ -211,6 +214,7 @@ export class MemoryDatabase extends SizedFile {
     const deleted = write._deleted === true;
     const generation = (existing?.generation ?? 0) + 1;
     const bodyBytes = deleted && bodyJson === "{}" ? 0 : storedBodyBytes(bodyJson, this.model.fileCompression);
+    const stubbedRevisions = existing?.stubbedRevisions ?? 0;
     const record: DocRecord = {
       id: write._id,
       rev: makeRev(write._id, generation, existing?.rev, deleted, bodyJson),
@@ -218,7 +222,8 @@ export class MemoryDatabase extends SizedFile {
       deleted,
       bodyJson,
       seq: ++this.updateSeq,
-      entryBytes: docEntryBytes(this.model, bodyBytes, generation),
+      stubbedRevisions,
+      entryBytes: docEntryBytes(this.model, bodyBytes, generation, stubbedRevisions),
     };
     if (existing === undefined) this.sortedIds.add(record.id);
     else this.oldSeqPositions.push(this.seqPosition(existing.seq));
@@ -351,6 +356,7 @@ export class MemoryDatabase extends SizedFile {
 
   /** Swap in the compacted file: only live entries remain; the format is upgraded. Returns bytes reclaimed. */
   applyCompaction(): number {
+    this.stubPastRevisions();
     // A file with no garbage does not grow by being compacted (the real copy drops node slack too).
     const compacted = Math.min(this.fileBytes, compactedFileBytes(this.model, this.activeBytes));
     const reclaimedBytes = this.fileBytes - compacted;
@@ -359,6 +365,30 @@ export class MemoryDatabase extends SizedFile {
     this.diskFormatVersion = this.model.currentDiskFormatVersion;
     this.compactSeqLog();
     return reclaimedBytes;
+  }
+
+  /** The compactor copies each doc's rev tree with its past revisions as stubs: their entries, and the active size, shrink. */
+  private stubPastRevisions(): void {
+    let savedBytes = 0;
+    for (const record of this.docs.values()) {
+      const stubbedRevisions = record.generation - 1;
+      if (record.stubbedRevisions === stubbedRevisions) continue;
+      const saved =
+        stubSavingBytes(this.model, record.generation, stubbedRevisions) - stubSavingBytes(this.model, record.generation, record.stubbedRevisions);
+      savedBytes += saved;
+      // Field by field, in writeOne's order: every record keeps one shape.
+      this.docs.set(record.id, {
+        id: record.id,
+        rev: record.rev,
+        generation: record.generation,
+        deleted: record.deleted,
+        bodyJson: record.bodyJson,
+        seq: record.seq,
+        stubbedRevisions,
+        entryBytes: record.entryBytes - saved,
+      });
+    }
+    if (savedBytes > 0) this.addActiveBytes(-savedBytes);
   }
 
   /** The log entry at `i` is its doc's latest write. */

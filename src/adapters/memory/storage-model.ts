@@ -84,8 +84,20 @@ export interface StorageModel {
   readonly headerBytes: number;
   /** Per document entry beyond its body: id, seq and rev-tree metadata in both b-trees. */
   readonly docOverheadBytes: number;
-  /** Each revision kept in the rev tree (up to `revsLimit`) adds a stub. */
+  /**
+   * Each revision kept in the rev tree (up to `revsLimit`): the current
+   * one, and past ones until the db is compacted (their leaf records still
+   * hold a body pointer, a seq and sizes).
+   */
   readonly revisionStubBytes: number;
+  /**
+   * A past revision once a compaction has copied the doc: the compactor
+   * keeps only a stub of it. So a db's active size falls when it is
+   * compacted, as CouchDB's does (the fixture db of 3,000 docs, 5 update
+   * rounds and 1,000 deletes: 1,795,962 B active before, 1,374,353 B after,
+   * 26 B less for each of its 16,000 past revisions).
+   */
+  readonly compactedRevisionStubBytes: number;
   /** CouchDB `_revs_limit`: revisions remembered per document (default 1000). */
   readonly revsLimit: number;
   /** Db files: entries in a leaf of the by-id and by-seq trees (CouchDB cuts leaves at `btree_chunk_size`, 1,279 B). */
@@ -148,6 +160,7 @@ export const defaultStorageModel: StorageModel = {
   headerBytes: 16_700,
   docOverheadBytes: 66,
   revisionStubBytes: 73,
+  compactedRevisionStubBytes: 47,
   revsLimit: 1000,
   btreeLeafEntries: 10,
   btreeEntryBytes: 66,
@@ -174,9 +187,20 @@ export const defaultStorageModel: StorageModel = {
   commitHeaderBytes: 158,
 };
 
-/** Bytes of a document's latest entry: body (none for a tombstone) + metadata + rev-tree stubs. */
-export function docEntryBytes(model: StorageModel, bodyBytes: number, revisionCount: number): number {
-  return bodyBytes + model.docOverheadBytes + model.revisionStubBytes * Math.min(revisionCount, model.revsLimit);
+/**
+ * Bytes of a document's latest entry: body (none for a tombstone) +
+ * metadata + its rev tree, of which `stubbedRevisions` past revisions were
+ * made stubs by a compaction.
+ */
+export function docEntryBytes(model: StorageModel, bodyBytes: number, revisionCount: number, stubbedRevisions: number): number {
+  const revisions = Math.min(revisionCount, model.revsLimit);
+  return bodyBytes + model.docOverheadBytes + model.revisionStubBytes * revisions - stubSavingBytes(model, revisions, stubbedRevisions);
+}
+
+/** What a compaction's stubs of `stubbedRevisions` past revisions save in an entry of `revisionCount` revisions. */
+export function stubSavingBytes(model: StorageModel, revisionCount: number, stubbedRevisions: number): number {
+  const past = Math.max(0, Math.min(revisionCount, model.revsLimit) - 1);
+  return (model.revisionStubBytes - model.compactedRevisionStubBytes) * Math.min(stubbedRevisions, past);
 }
 
 /** A b-tree as the model sees it: how many entries a leaf holds, and what rewriting a node costs. */

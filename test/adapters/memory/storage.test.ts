@@ -158,7 +158,7 @@ describe("memory store: storage model", () => {
     await expect(store.changes("missing", {})).rejects.toThrow(/not_found/);
   });
 
-  it("calibration: the fixture workload lands near CouchDB 3.4.3's sizes", async () => {
+  it("calibration: the fixture workload lands near CouchDB 3.4.3's sizes, before and after compaction", async () => {
     // fixtures 21-25: 3000 docs (~138 B each), 5 update rounds in batches of 500, 1000 deletes.
     const scheduler = new VirtualScheduler();
     const store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
@@ -184,6 +184,20 @@ describe("memory store: storage model", () => {
     expect(deleted).toMatchObject({ docCount: 2000, docDelCount: 1000, updateSeqNumber: 19_000 });
     expect(deleted?.fileBytes).toBeGreaterThan(8_925_612 * 0.9);
     expect(deleted?.fileBytes).toBeLessThan(8_925_612 * 1.1);
+    // Fixture 39: compacted, the past revisions are stubs, so active falls too (1,795,962 -> 1,374,353), and the file is about active.
+    const handle = await store.startJob({ kind: "db", db: "fx_db" });
+    scheduler.runUntilIdle();
+    expect((await handle.done).ok).toBe(true);
+    const compacted = await store.dbInfo("fx_db");
+    expect(compacted?.activeBytes).toBeGreaterThan(1_374_353 * 0.95);
+    expect(compacted?.activeBytes).toBeLessThan(1_374_353 * 1.05);
+    expect(compacted?.fileBytes).toBeGreaterThan(1_405_362 * 0.95);
+    expect(compacted?.fileBytes).toBeLessThan(1_405_362 * 1.05);
+    // Compacted again with nothing written since: nothing more to stub, nothing reclaimed.
+    const again = await store.startJob({ kind: "db", db: "fx_db" });
+    scheduler.runUntilIdle();
+    expect(await again.done).toMatchObject({ ok: true, reclaimedBytes: 0 });
+    expect((await store.dbInfo("fx_db"))?.activeBytes).toBe(compacted?.activeBytes);
   });
   /**
    * A db of `docs` documents of `bodyBytes` random letters filled in batches
