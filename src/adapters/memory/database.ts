@@ -17,9 +17,9 @@ import {
   compactedFileBytes,
   dbBtreeShape,
   docEntryBytes,
-  stubSavingBytes,
   leafIndexOf,
   sortLeaves,
+  stubSavingBytes,
   type BtreeShape,
   type StorageModel,
 } from "./storage-model.js";
