@@ -48,6 +48,7 @@ import { createUpholster } from "../src/runtime/upholster.js";
 import type { IniSections } from "../src/core/shared/ini.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
 import { configWarningLines, loadBenchConfig } from "./config-file.js";
+import { quantile } from "./quantile.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
@@ -122,12 +123,17 @@ class Churn {
   }
 }
 
+/** A file's size over its live data's (a sample of the 20 dbs' totals, or one db's info). */
+const fileToActive = (s: Sample): number => s.fileBytes / Math.max(1, s.activeBytes);
+
+/** The mean of the samples' file/active: the table's "mean file/active". */
+const meanFileToActive = (samples: readonly Sample[]): number => samples.reduce((sum, s) => sum + fileToActive(s), 0) / Math.max(1, samples.length);
+
 const summarize = (row: RowResult): string[] => {
   const files = row.samples.map((s) => s.fileBytes);
   const meanFile = files.reduce((a, b) => a + b, 0) / Math.max(1, files.length);
   const peakFile = Math.max(0, ...files);
-  const ratios = row.samples.map((s) => s.fileBytes / Math.max(1, s.activeBytes));
-  const meanRatio = ratios.reduce((a, b) => a + b, 0) / Math.max(1, ratios.length);
+  const meanRatio = meanFileToActive(row.samples);
   const perUpdate = row.requests === undefined ? "-" : (row.requests / Math.max(1, row.dbUpdates)).toFixed(3);
   const amplification = row.appendedBytes > 0 && row.compactions !== undefined ? (row.rewrittenBytes / row.appendedBytes).toFixed(2) : "-";
   return [row.who, mb(meanFile), mb(peakFile), meanRatio.toFixed(2), row.compactions === undefined ? "-" : String(row.compactions), String(row.dbUpdates), perUpdate, amplification];
@@ -157,9 +163,6 @@ const printTable = (title: string, rows: readonly RowResult[]): void => {
   for (const row of rows) printTradeOff(row);
 };
 
-/** The p-quantile of ascending `sorted`. */
-const quantile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-
 /**
  * Where a row sits on the trade-off between file size and requests: a db's
  * file/active as its compaction started, and (mean file/active - 1) x
@@ -171,8 +174,7 @@ const printTradeOff = (row: RowResult): void => {
   if (row.requests === undefined || row.ratiosAtStart.length === 0) return;
   const atStart = [...row.ratiosAtStart].sort((a, b) => a - b);
   const mean = atStart.reduce((a, b) => a + b, 0) / atStart.length;
-  const meanRatio = row.samples.reduce((sum, s) => sum + s.fileBytes / Math.max(1, s.activeBytes), 0) / Math.max(1, row.samples.length);
-  const product = (meanRatio - 1) * (row.requests / Math.max(1, row.dbUpdates));
+  const product = (meanFileToActive(row.samples) - 1) * (row.requests / Math.max(1, row.dbUpdates));
   console.log(
     `  ${row.who}: db file/active at a compaction's start: mean ${mean.toFixed(2)}, p10 ${quantile(atStart, 0.1).toFixed(2)}, p90 ${quantile(atStart, 0.9).toFixed(2)}; ` +
       `(mean file/active - 1) x requests/update = ${product.toFixed(3)} (file/active <= 3 with <= 0.1 requests/update needs <= 0.2)`,
@@ -251,7 +253,7 @@ async function memoryRow(who: "no compaction" | "upholster", batchesPerSec: numb
     async (object) => (await store.dbInfo(object.db))?.activeBytes ?? 0,
     async (object) => {
       const info = await store.dbInfo(object.db);
-      return info === undefined ? undefined : info.fileBytes / Math.max(1, info.activeBytes);
+      return info === undefined ? undefined : fileToActive(info);
     },
   );
   const upholster =
@@ -410,15 +412,17 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
   const proxy = who === "upholster" ? await countingProxy(target) : undefined;
   const handle = proxy === undefined ? undefined : createCouchStore({ url: proxy.url, logger: silentLogger, state: createMemoryStatePort(), jobPollIntervalMs: JOB_POLL_MS });
   const sizes = new Map<string, Sample>();
-  // The file/active at a start is the sampler's, at most a second old: asking CouchDB again would load the server under test.
-  const ratioOf = (s: Sample | undefined): number | undefined => (s === undefined ? undefined : s.fileBytes / Math.max(1, s.activeBytes));
   const watcher =
     handle === undefined
       ? undefined
       : jobWatcher(
           handle.store,
           async (object) => sizes.get(object.db)?.activeBytes ?? 0,
-          async (object) => ratioOf(sizes.get(object.db)),
+          // The sampler's, at most a second old: asking CouchDB again would load the server under test.
+          async (object) => {
+            const sample = sizes.get(object.db);
+            return sample === undefined ? undefined : fileToActive(sample);
+          },
         );
   const upholster =
     handle === undefined || watcher === undefined

@@ -30,6 +30,7 @@ import {
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../src/ports/shell.js";
+import { quantile } from "./quantile.js";
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 20);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
@@ -119,7 +120,6 @@ function subscribe(url: string, authorization: string | undefined): Promise<Subs
   });
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 interface LatencyResult {
   readonly label: string;
@@ -160,7 +160,7 @@ async function measure(
   for (const s of subs) s.close();
   for (const name of writtenAt.keys()) await cleanup(name);
   latencies.sort((a, b) => a - b);
-  return { label, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), samples: latencies.length, missing };
+  return { label, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99), samples: latencies.length, missing };
 }
 
 async function measureUpholster(label: string, defaults: DbUpdatesConfig): Promise<LatencyResult> {

@@ -436,11 +436,11 @@ export function toStoredDoc(record: DocRecord): StoredDoc {
 }
 
 /**
- * A live document as CouchDB hands it to a map function (`_id` and `_rev`
- * first, then the body), as JSON text: the stored body spliced in, not
- * parsed and serialized again.
+ * A live document as CouchDB shows it to a map function or with
+ * `include_docs` (`_id` and `_rev` first, then the body), as JSON text: the
+ * stored body spliced in, not parsed and serialized again.
  */
-export function docJsonForMap(record: DocRecord): string {
+export function liveDocJson(record: DocRecord): string {
   const head = `{"_id":${JSON.stringify(record.id)},"_rev":${JSON.stringify(record.rev)}`;
   return record.bodyJson === "{}" ? `${head}}` : `${head},${record.bodyJson.slice(1)}`;
 }

@@ -193,8 +193,7 @@ export const defaultStorageModel: StorageModel = {
  * made stubs by a compaction.
  */
 export function docEntryBytes(model: StorageModel, bodyBytes: number, revisionCount: number, stubbedRevisions: number): number {
-  const revisions = Math.min(revisionCount, model.revsLimit);
-  return bodyBytes + model.docOverheadBytes + model.revisionStubBytes * revisions - stubSavingBytes(model, revisions, stubbedRevisions);
+  return bodyBytes + model.docOverheadBytes + model.revisionStubBytes * Math.min(revisionCount, model.revsLimit) - stubSavingBytes(model, revisionCount, stubbedRevisions);
 }
 
 /** What a compaction's stubs of `stubbedRevisions` past revisions save in an entry of `revisionCount` revisions. */

@@ -13,7 +13,7 @@ import type { StoreEvent } from "../../../ports/events.js";
 import type { Logger } from "../../../ports/shell.js";
 import type { DbName, DesignDocId } from "../../../ports/store.js";
 import { ViewError, type ViewGroupInfo, type ViewResult } from "../../../ports/views.js";
-import { bodyOf, type MemoryDatabase } from "../database.js";
+import { liveDocJson, type MemoryDatabase } from "../database.js";
 import { stableDigest } from "../revisions.js";
 import { answerViewQuery } from "./answer-query.js";
 import type { DbViews } from "./db-views.js";
@@ -142,7 +142,7 @@ export class MemoryViews {
 const loadDoc = (data: MemoryDatabase, id: string, rev: string | undefined): unknown => {
   const record = data.getDoc(id);
   if (record === undefined || record.deleted || (rev !== undefined && rev !== record.rev)) return null;
-  return { _id: record.id, _rev: record.rev, ...bodyOf(record) };
+  return JSON.parse(liveDocJson(record)) as unknown;
 };
 
 /** `_info` of a design doc without views: CouchDB has an (empty) index for any design doc. */

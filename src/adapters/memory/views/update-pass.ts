@@ -14,7 +14,7 @@
  */
 import { SerializedDoc, type DocOutcome, type FunctionOutcome, type IndexFunctionSource } from "../../../ports/sandbox.js";
 import { isDesignDocId } from "../names.js";
-import { docJsonForMap, type DocRecord, type MemoryDatabase } from "../database.js";
+import { liveDocJson, type DocRecord, type MemoryDatabase } from "../database.js";
 import type { GroupIndex, StoredRow } from "./group-index.js";
 import { jsonSize } from "./json-size.js";
 import type { PassLog } from "./pass-log.js";
@@ -88,7 +88,7 @@ const sandboxKeyOf = (index: GroupIndex): string => {
 const isMapped = (record: DocRecord): boolean => !record.deleted && !isDesignDocId(record.id);
 
 /** The document as CouchDB hands it to a map function, in the JSON text the sandbox reads. */
-const docForMap = (record: DocRecord): SerializedDoc => new SerializedDoc(record.id, docJsonForMap(record));
+const docForMap = (record: DocRecord): SerializedDoc => new SerializedDoc(record.id, liveDocJson(record));
 
 /** Deeper keys or values are refused (comparing and sizing them recurses; CouchDB's NIF stops at 10 and falls back). */
 const MAX_NESTING = 500;
