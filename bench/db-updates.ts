@@ -120,7 +120,6 @@ function subscribe(url: string, authorization: string | undefined): Promise<Subs
   });
 }
 
-
 interface LatencyResult {
   readonly label: string;
   readonly p50Ms: number;
