@@ -430,9 +430,13 @@ export function bodyOf(record: DocRecord): Record<string, unknown> {
   return JSON.parse(record.bodyJson) as Record<string, unknown>;
 }
 
-/** A stored document as CouchDB returns it: body plus `_id`, `_rev` (and `_deleted` for tombstones). */
+/**
+ * A stored document as CouchDB returns it, in its key order (`couch_doc:to_json_obj`):
+ * `_id`, `_rev`, the body, then `_deleted` for a tombstone. The same order as
+ * `liveDocJson`, so a read and a map function see one document.
+ */
 export function toStoredDoc(record: DocRecord): StoredDoc {
-  return { ...bodyOf(record), _id: record.id, _rev: record.rev, ...(record.deleted ? { _deleted: true } : {}) };
+  return { _id: record.id, _rev: record.rev, ...bodyOf(record), ...(record.deleted ? { _deleted: true } : {}) };
 }
 
 /**
