@@ -1,8 +1,8 @@
 /**
  * Looks at running db compactions, for stores that see a compaction end
  * only in the db's info (CouchDB: no event says so). With
- * `jobLookIntervalMs` > 0 the core makes that read itself, once an interval
- * per running db job. The look goes out in one `_dbs_info` request with its
+ * `jobLookIntervalMs` > 0 the core makes that read itself, once an interval,
+ * for all running db jobs at once. The look goes out in one `_dbs_info` request with its
  * channel's next item (and, through rideAlong, with the dbs waiting to be
  * checked), and the store's watcher sees the end in its answer.
  *
@@ -32,14 +32,26 @@ const looksOn = (state: SmooshState): boolean => state.config.jobLookIntervalMs 
 export const firstLookAtMs = (d: Draft, job: Job): number | undefined =>
   looksOn(d.state) && job.object.kind === "db" ? d.nowMs + d.state.config.jobLookIntervalMs : undefined;
 
-/** Read every running db job's info that is due, each with its channel's next item. */
+const isLooked = (job: Job): boolean => job.phase === "active" && job.nextLookAtMs !== undefined;
+
+/**
+ * When one running db job's look is due, read every running db job, each
+ * with its channel's next item: the reads go out in one `_dbs_info` request,
+ * and each job's next look is an interval from now. Jobs that began at
+ * different times (several channels, `concurrency` > 1) are then looked at
+ * together, one request per interval in all rather than one per job: at
+ * `concurrency = 2` on bench:churn's CouchDB row, looks made apart cost 2.20
+ * requests a compaction (docs/benchmarks.md). A job looked at early (it began
+ * just now) costs a key in that request, not a request.
+ */
 export const lookAtRunningJobs = (d: Draft): void => {
   if (!looksOn(d.state)) return;
-  for (const job of d.state.jobs.values()) {
-    if (job.phase !== "active" || job.nextLookAtMs === undefined || job.nextLookAtMs > d.nowMs) continue;
-    const jobs = new Map(d.state.jobs);
-    jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
-    update(d, { jobs });
+  const looked = [...d.state.jobs.values()].filter(isLooked);
+  if (!looked.some((job) => job.nextLookAtMs! <= d.nowMs)) return;
+  const jobs = new Map(d.state.jobs);
+  for (const job of looked) jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
+  update(d, { jobs });
+  for (const job of looked) {
     readForWatcher(d, job);
     lookAhead(d, job.channel);
   }

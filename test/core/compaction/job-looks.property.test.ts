@@ -204,6 +204,36 @@ describe("looks at running db jobs (jobLookIntervalMs)", () => {
     );
   });
 
+  it("look at running db jobs together: due looks are at least an interval apart however many jobs run, and each looks at every running db job", () => {
+    let jointLooks = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 3 }), infosArb, fc.array(actionArb, { minLength: 30, maxLength: 150 }), (concurrency, infoOf, actions) => {
+        const sim = new LookingSim(configWith(concurrency, LOOK_MS), infoOf);
+        sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
+        let lastLookMs: number | undefined;
+        const send = sim.send.bind(sim);
+        const activeDbJobs = () => [...sim.state.jobs.values()].filter((job) => job.phase === "active" && job.object.kind === "db");
+        sim.send = (event) => {
+          // A due look (not a running job riding along with checks, which costs no request of its own).
+          const due = event.type === "tick" && activeDbJobs().some((job) => job.nextLookAtMs !== undefined && job.nextLookAtMs <= sim.nowMs);
+          const seen = sim.effects.length;
+          send(event);
+          if (!due) return;
+          const watched = new Set(sim.effects.slice(seen).flatMap((e) => (e.type === "fetch-info" && e.purpose === "watch" ? [e.requestId] : [])));
+          if (lastLookMs !== undefined) expect(sim.nowMs - lastLookMs, `looks at ${lastLookMs} and ${sim.nowMs}`).toBeGreaterThanOrEqual(LOOK_MS);
+          lastLookMs = sim.nowMs;
+          const running = activeDbJobs().map((job) => job.jobId);
+          expect(running.filter((jobId) => !watched.has(jobId)), `looked at ${[...watched].join(",")} at ${sim.nowMs}`).toEqual([]);
+          if (watched.size > 1) jointLooks++;
+        };
+        run(sim, actions);
+      }),
+      PARAMS,
+    );
+    // The property must really see several jobs looked at in one step.
+    expect(jointLooks).toBeGreaterThan(20);
+  });
+
   it("are deterministic: the same events give the same effects", () => {
     fc.assert(
       fc.property(infosArb, fc.array(actionArb, { minLength: 20, maxLength: 100 }), (infoOf, actions) => {
@@ -239,6 +269,27 @@ const afterTheEnd = (sim: LookingSim, jobOfA: number): { fetched: [string, strin
     started: after.flatMap((e) => (e.type === "start-job" ? [e.object.db] : [])),
   };
 };
+
+describe("jobs that began at different times", () => {
+  it("are looked at together, in one step", () => {
+    const sim = new LookingSim(configWith(2, LOOK_MS), () => WASTEFUL);
+    sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
+    sim.untilAJobRuns();
+    sim.answerAll();
+    const [first, second] = sim.effectsOf("start-job");
+    expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
+    // a ends 300 ms in; c takes its slot then, 700 ms before b's look is due.
+    sim.advance(300);
+    sim.finish(first!.jobId);
+    sim.answerAll();
+    const third = sim.effectsOf("start-job")[2];
+    expect(third?.object.db).toBe("c");
+    const before = sim.effects.length;
+    sim.advance(LOOK_MS);
+    const watched = sim.effects.slice(before).flatMap((e) => (e.type === "fetch-info" && e.purpose === "watch" ? [e.object.db] : []));
+    expect(watched.sort()).toEqual(["b", "c"]);
+  });
+});
 
 describe("a look that sees the slot free", () => {
   it("carries the channel's next db, whose start then needs no precheck of its own", () => {
