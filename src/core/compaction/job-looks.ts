@@ -22,7 +22,7 @@
  */
 import { channelHasRoom } from "./channel.js";
 import { objectKey } from "./object.js";
-import { queuePeek } from "./queue.js";
+import { queueOut } from "./queue.js";
 import { emit, takeId, update, type Draft, type Job, type RecentRead, type SmooshState } from "./state.js";
 import type { InfoAnswer, ObjectInfo } from "./types.js";
 
@@ -51,10 +51,12 @@ export const lookAtRunningJobs = (d: Draft): void => {
   const jobs = new Map(d.state.jobs);
   for (const job of looked) jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
   update(d, { jobs });
+  const lookedPerChannel = new Map<string, number>();
   for (const job of looked) {
     readForWatcher(d, job);
-    lookAhead(d, job.channel);
+    lookedPerChannel.set(job.channel, (lookedPerChannel.get(job.channel) ?? 0) + 1);
   }
+  for (const [channel, jobCount] of lookedPerChannel) lookAhead(d, channel, jobCount);
 };
 
 /** Read a running job's object for the store's watcher: the core ignores the answer (a job's end comes from the store). */
@@ -62,16 +64,29 @@ export const readForWatcher = (d: Draft, job: Job): void => {
   emit(d, { type: "fetch-info", requestId: job.jobId, object: job.object, purpose: "watch" });
 };
 
-/** Read the channel's next item along with the look, unless one is in flight already or the slot is free anyway. */
-const lookAhead = (d: Draft, channelName: string): void => {
+/**
+ * Read the channel's next items along with the look, as many as it has jobs
+ * looked at (each may have ended: with two ends seen, both starts then need
+ * no precheck of their own), less those already in flight; none while a
+ * slot is free anyway. The queue is persistent: taking from a copy is cheap.
+ */
+const lookAhead = (d: Draft, channelName: string, lookedJobs: number): void => {
   const channel = d.state.channels.get(channelName);
   if (channel === undefined || channelHasRoom(d.state, channel)) return;
-  for (const inFlight of d.state.aheadFetches.values()) if (inFlight.channel === channelName) return;
-  const next = queuePeek(channel.queue);
-  if (next === undefined || d.state.runningKeys.has(next.key) || d.state.fetchingKeys.has(next.key)) return;
-  const requestId = takeId(d);
-  update(d, { aheadFetches: new Map(d.state.aheadFetches).set(requestId, { channel: channelName, key: next.key }) });
-  emit(d, { type: "fetch-info", requestId, object: next.value, purpose: "precheck-ahead" });
+  let wanted = lookedJobs;
+  for (const inFlight of d.state.aheadFetches.values()) if (inFlight.channel === channelName) wanted -= 1;
+  let queue = channel.queue;
+  const aheadFetches = new Map(d.state.aheadFetches);
+  for (let next = queueOut(queue); wanted > 0 && next !== undefined; next = queueOut(queue)) {
+    queue = next.queue;
+    // The top item running or being read (a check of it in flight): this look has nothing to add for it.
+    if (d.state.runningKeys.has(next.key) || d.state.fetchingKeys.has(next.key)) break;
+    const requestId = takeId(d);
+    aheadFetches.set(requestId, { channel: channelName, key: next.key });
+    emit(d, { type: "fetch-info", requestId, object: next.value, purpose: "precheck-ahead" });
+    wanted -= 1;
+  }
+  if (aheadFetches.size !== d.state.aheadFetches.size) update(d, { aheadFetches });
 };
 
 /** A look ahead answered (remembered with the batch's other reads). False: `requestId` was not one. */

@@ -291,6 +291,34 @@ describe("jobs that began at different times", () => {
   });
 });
 
+describe("a look at two running jobs", () => {
+  it("carries the channel's next two dbs: when it sees both ends, both starts need no precheck of their own", () => {
+    const sim = new LookingSim(configWith(2, LOOK_MS), () => WASTEFUL);
+    sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
+    sim.untilAJobRuns();
+    sim.answerAll();
+    const [first, second] = sim.effectsOf("start-job");
+    expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
+    const before = sim.effects.length;
+    sim.advance(LOOK_MS);
+    const look = sim.effects.slice(before).flatMap((e) => (e.type === "fetch-info" ? [[e.object.db, e.purpose]] : []));
+    expect(look).toEqual([
+      ["a", "watch"],
+      ["b", "watch"],
+      ["c", "precheck-ahead"],
+      ["d", "precheck-ahead"],
+    ]);
+    sim.answerAll();
+    // The store sees both ends in that answer: c and d start with no fetch first.
+    const atEnds = sim.effects.length;
+    sim.finish(first!.jobId);
+    sim.finish(second!.jobId);
+    const after = sim.effects.slice(atEnds);
+    expect(after.filter((e) => e.type === "fetch-info")).toEqual([]);
+    expect(after.flatMap((e) => (e.type === "start-job" ? [e.object.db] : []))).toEqual(["c", "d"]);
+  });
+});
+
 describe("a look that sees the slot free", () => {
   it("carries the channel's next db, whose start then needs no precheck of its own", () => {
     const { sim, jobOfA } = aRunsBWaits();
