@@ -47,6 +47,7 @@ import { SandboxCache } from "./views/sandbox-cache.js";
 import { createSandboxFactory } from "../sandbox/index.js";
 import { silentLogger } from "../logging/index.js";
 import { indexAfter, sortDbNames } from "../../core/db-updates/db-order.js";
+import { UnannouncedEnds } from "./unannounced-ends.js";
 
 export interface MemoryStoreOptions {
   readonly scheduler: Scheduler;
@@ -71,6 +72,15 @@ export interface MemoryStoreOptions {
   readonly maxBufferedEvents?: number | undefined;
   /** Listener exceptions are reported here, never thrown into the writer. */
   readonly onListenerError?: ((error: unknown, event: StoreEvent) => void) | undefined;
+  /**
+   * Model CouchDB's unannounced db compaction ends (unannounced-ends.ts): a
+   * db compaction's handle settles at the first info read of its db after
+   * the swap (or the watcher's own read 1.5 intervals on), and the daemon
+   * looks at running db compactions every this many ms, as it does on
+   * CouchDB with `[couchdb] job_poll_interval_ms`. For simulations that price
+   * a tuning as CouchDB will. Default: ends reported at once.
+   */
+  readonly jobLookIntervalMs?: number | undefined;
 }
 
 export type CreateDbResult =
@@ -131,11 +141,21 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   private dbsDeleted = 0;
   /** Bytes of every file in the store, kept running by the files themselves. */
   private readonly ledger = new ByteLedger();
+  /** With `jobLookIntervalMs`: db compaction ends seen only by info reads, as on CouchDB. */
+  private readonly unannounced: UnannouncedEnds | undefined;
+  /** How often the daemon reads a running db compaction (`CompactionStore.jobLookIntervalMs`); undefined: ends are reported at once. */
+  readonly jobLookIntervalMs: number | undefined;
 
   constructor(options: MemoryStoreOptions) {
     this.scheduler = options.scheduler;
     this.model = { ...defaultStorageModel, ...(options.model ?? {}) };
     this.logger = options.logger ?? silentLogger;
+    const lookMs = options.jobLookIntervalMs;
+    if (lookMs !== undefined && !(Number.isFinite(lookMs) && lookMs > 0)) {
+      throw new RangeError(`createMemoryStore: jobLookIntervalMs must be a positive number of ms, got ${String(lookMs)}`);
+    }
+    this.jobLookIntervalMs = lookMs;
+    this.unannounced = lookMs === undefined ? undefined : new UnannouncedEnds(this.scheduler, lookMs);
     const autoIndexDelayMs = options.autoIndexDelayMs ?? false;
     this.autoIndex =
       autoIndexDelayMs === false
@@ -374,7 +394,14 @@ export class MemoryStore implements Store, EventSource, ViewStore {
 
   async dbInfo(db: DbName): Promise<DbInfo | undefined> {
     this.guard("dbInfo");
-    return this.infoOf(db);
+    const info = this.infoOf(db);
+    this.unannounced?.noteRead(db);
+    return info;
+  }
+
+  /** With `jobLookIntervalMs`: the reads a CouchDB client's compaction watcher would have made by itself (none while the daemon looks). */
+  jobWatcherOwnReads(): number {
+    return this.unannounced?.ownReads ?? 0;
   }
 
   // --- DbListing (the db updates feed's reconciliation) --------------------------------
@@ -407,6 +434,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
       const info = this.infoOf(db);
       if (info !== undefined) infos.set(db, info);
     }
+    if (this.unannounced !== undefined) for (const db of dbs) this.unannounced.noteRead(db);
     return infos;
   }
 
@@ -459,7 +487,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     this.guard("attachJob");
     const key = this.jobKeyOf(object);
     const job = key === undefined ? undefined : this.jobs.get(key);
-    return job?.handle ?? finishedHandle();
+    if (job === undefined) return finishedHandle();
+    return object.kind === "db" && this.unannounced !== undefined ? this.unannounced.watch(object.db, job.handle) : job.handle;
   }
 
   // --- DocumentStore -----------------------------------------------------------
@@ -554,14 +583,15 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   private startDbCompaction(db: DbName, stored: StoredDb): JobHandle {
     const key = dbJobKey(db);
     const running = this.jobs.get(key);
-    if (running !== undefined) return running.handle;
+    const seen = (handle: JobHandle): JobHandle => (this.unannounced === undefined ? handle : this.unannounced.watch(db, handle));
+    if (running !== undefined) return seen(running.handle);
     const data = stored.data;
     const target: JobTarget = {
       initialDurationMs: compactionDurationMs(this.model, data.activeBytes),
       appendedBytesTotal: () => data.appendedBytesTotal,
       finish: () => data.applyCompaction(),
     };
-    return this.launch({ key, kind: "db", db }, target).handle;
+    return seen(this.launch({ key, kind: "db", db }, target).handle);
   }
 
   private startViewCompaction(db: DbName, ddoc: DesignDocId, stored: StoredDb): JobHandle {

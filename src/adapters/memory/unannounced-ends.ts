@@ -1,0 +1,86 @@
+/**
+ * CouchDB's db compactions end unannounced: no event says so, and a client
+ * learns of the end only from a db info read made after it (`compact_running`
+ * false). The CouchDB adapter's watcher sees it in the daemon's own looks
+ * (one read per `job_poll_interval_ms`), and reads by itself after one and a
+ * half intervals without one.
+ *
+ * With `jobLookIntervalMs`, the memory store models that, so that a
+ * simulation prices a tuning as CouchDB will: a db compaction's handle
+ * settles at the first `dbInfo`/`dbInfos` read of its db after the swap, or
+ * at the watcher's own read (counted in `ownReads`) one and a half intervals
+ * after the swap. The CouchDB adapter's own read comes one and a half
+ * intervals after the last read of the db, so it can come sooner; with the
+ * daemon looking every interval, neither fires. A job the caller cancels
+ * ends at once: the caller knows.
+ */
+import type { JobHandle, JobOutcome } from "../../ports/store.js";
+import type { Scheduler } from "../../ports/shell.js";
+
+/** As the CouchDB adapter's watcher (`OWN_LOOK_AFTER_INTERVALS` there). */
+const OWN_READ_AFTER_INTERVALS = 1.5;
+
+export class UnannouncedEnds {
+  /** Db -> who waits for its next info read (ended jobs not seen yet). */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  /** The watcher's own reads: requests a CouchDB client would have made. */
+  ownReads = 0;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    readonly intervalMs: number,
+  ) {}
+
+  /** The store answered an info read of `db`: a compaction of it that ended is seen now. */
+  noteRead(db: string): void {
+    const waiting = this.waiters.get(db);
+    if (waiting === undefined) return;
+    this.waiters.delete(db);
+    for (const wake of waiting) wake();
+  }
+
+  /** `handle`, with its end seen as a CouchDB client sees it. */
+  watch(db: string, handle: JobHandle): JobHandle {
+    let cancelled = false;
+    const cancel = handle.cancel?.bind(handle);
+    return {
+      done: handle.done.then((outcome) => (cancelled ? outcome : this.seen(db, outcome))),
+      ...(handle.suspend === undefined ? {} : { suspend: handle.suspend.bind(handle) }),
+      ...(handle.resume === undefined ? {} : { resume: handle.resume.bind(handle) }),
+      ...(cancel === undefined
+        ? {}
+        : {
+            cancel: () => {
+              cancelled = true;
+              return cancel();
+            },
+          }),
+    };
+  }
+
+  /** Jobs whose end is not seen yet (for tests: nothing may be left behind). */
+  waitingCount(): number {
+    let count = 0;
+    for (const set of this.waiters.values()) count += set.size;
+    return count;
+  }
+
+  private seen(db: string, outcome: JobOutcome): Promise<JobOutcome> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        cancelTimer();
+        resolve(outcome);
+      };
+      let set = this.waiters.get(db);
+      if (set === undefined) this.waiters.set(db, (set = new Set()));
+      set.add(wake);
+      const cancelTimer = this.scheduler.setTimeout(() => {
+        const current = this.waiters.get(db);
+        current?.delete(wake);
+        if (current?.size === 0) this.waiters.delete(db);
+        this.ownReads += 1;
+        resolve(outcome);
+      }, OWN_READ_AFTER_INTERVALS * this.intervalMs);
+    });
+  }
+}
