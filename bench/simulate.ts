@@ -18,6 +18,7 @@
  *   SIM_POLICIES=upholster SIM_FULL_DAY=1 npm run bench:simulate   # one row: the simulator's speed
  *   SIM_SANDBOX=quickjs npm run bench:simulate   # the workload's maps in the QuickJS sandbox (default: node-vm, same rows)
  *   SIM_CONFIG=tuned.ini npm run bench:simulate   # a "tuned" row on your INI beside the defaults' row, and their ratios
+ *   SIM_JOB_ENDS=looks npm run bench:simulate    # the daemon's rows see db compaction ends as on CouchDB (below)
  *
  * Each row also prints its speed: simulated time over wall time ("x real
  * time"), the memory store and the workload included. `npm run` runs it
@@ -87,6 +88,23 @@ const SANDBOX_ENGINE = ((engine: string): "node-vm" | "quickjs" => {
   if (engine === "node-vm" || engine === "quickjs") return engine;
   throw new Error(`SIM_SANDBOX: expected node-vm or quickjs, got ${JSON.stringify(engine)}`);
 })(process.env.SIM_SANDBOX ?? "node-vm");
+/**
+ * SIM_JOB_ENDS: how the daemon's rows (upholster, tuned) see a db
+ * compaction end. "events" (default): at once, as the memory store reports
+ * it. "looks": as on CouchDB, only in an info read after it, the daemon
+ * looking every `[couchdb] job_poll_interval_ms` (1 s, or the tuned INI's)
+ * (src/adapters/memory/unannounced-ends.ts): what a CouchDB tuning of
+ * `concurrency` or that interval does is then priced as CouchDB will.
+ */
+const JOB_ENDS = ((ends: string): "events" | "looks" => {
+  if (ends === "events" || ends === "looks") return ends;
+  throw new Error(`SIM_JOB_ENDS: expected events or looks, got ${JSON.stringify(ends)}`);
+})(process.env.SIM_JOB_ENDS ?? "events");
+/** The look interval of a daemon row with SIM_JOB_ENDS=looks: the tuned INI's `[couchdb] job_poll_interval_ms`, else CouchDB's adapter default. */
+const lookIntervalMsFor = (policy: Policy): number | undefined => {
+  if (JOB_ENDS !== "looks" || (policy !== "upholster" && policy !== "tuned")) return undefined;
+  return policy === "tuned" && TUNED !== undefined ? TUNED.config.couchdb.jobPollIntervalMs : 1_000;
+};
 /** SIM_TRACE=1: one line per sample on stderr (store totals, compactions), to diff two runs of a seed. */
 const TRACE = process.env.SIM_TRACE === "1";
 /**
@@ -161,7 +179,7 @@ async function simulate(policy: Policy): Promise<Result> {
   // Its engine loads by wall-clock I/O: loaded while the clock still moved, it made the first builds
   // wait a load-dependent number of virtual seconds, and a seed did not replay the same (issue #8).
   await sandbox.ready();
-  const store = createMemoryStore({ scheduler, autoIndexDelayMs: 5_000, sandbox });
+  const store = createMemoryStore({ scheduler, autoIndexDelayMs: 5_000, sandbox, jobLookIntervalMs: lookIntervalMsFor(policy) });
   const workload = createWorkload({
     store,
     scheduler,
@@ -266,6 +284,7 @@ async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   console.log(
     `bench:simulate: ${DB_COUNT} dbs, ${HOURS} h simulated, ${WRITES_PER_SECOND} writes/s, seed ${SEED}, map functions in ${SANDBOX_ENGINE}; ` +
+      `db compaction ends ${JOB_ENDS === "looks" ? "seen in info reads (looks), as on CouchDB" : "reported at once"}; ` +
       `upholster: default channels${TUNED === undefined ? "" : `; tuned: SIM_CONFIG ${process.env.SIM_CONFIG}`}`,
   );
   for (const line of configWarningLines("SIM_CONFIG", TUNED)) console.log(line);
