@@ -110,9 +110,17 @@ export interface StorageModel {
   readonly btreeInnerNodeBytes: number;
   /** A freshly compacted file is `header + active * (1 + ratio)`: node slack. */
   readonly compactedOverheadRatio: number;
-  /** Fixed cost of a compaction (open files, copy headers, swap): most of a small db's compaction. */
+  /**
+   * Fixed cost of a compaction (open files, copy headers, swap). With the two
+   * below, fitted to CouchDB 3.4.3 compacting q=1 dbs of 500-20,000 docs and
+   * 0.25-33 MB live on the 2-core machine (docs/benchmarks.md, "How long a
+   * compaction takes"): the time goes with the documents copied far more
+   * than with their bytes.
+   */
   readonly compactionStartupMs: number;
-  /** Live bytes copied per ms by the compactor. */
+  /** Ms per document (a db) or row (a view index) the compactor copies. */
+  readonly compactionMsPerEntry: number;
+  /** Live bytes copied per ms by the compactor, beyond the per-entry cost. */
   readonly compactionBytesPerMs: number;
   /** Writes during a compaction are caught up in extra passes; after this many it swaps regardless. */
   readonly maxCatchUpPasses: number;
@@ -167,8 +175,9 @@ export const defaultStorageModel: StorageModel = {
   btreeInnerFanout: 20,
   btreeInnerNodeBytes: 230,
   compactedOverheadRatio: 0.02,
-  compactionStartupMs: 800,
-  compactionBytesPerMs: 9_000,
+  compactionStartupMs: 46,
+  compactionMsPerEntry: 0.088,
+  compactionBytesPerMs: 150_000,
   maxCatchUpPasses: 10,
   currentDiskFormatVersion: 8,
   viewRowOverheadBytes: 13,
@@ -301,9 +310,9 @@ export function compactedFileBytes(model: StorageModel, activeBytes: number, hea
   return headerBytes + Math.ceil(activeBytes * (1 + model.compactedOverheadRatio));
 }
 
-/** How long copying `activeBytes` takes, the fixed startup cost included. */
-export function compactionDurationMs(model: StorageModel, activeBytes: number): number {
-  return model.compactionStartupMs + copyDurationMs(model, activeBytes);
+/** How long copying `entries` documents (or rows) of `activeBytes` takes, the fixed startup cost included. */
+export function compactionDurationMs(model: StorageModel, activeBytes: number, entries: number): number {
+  return model.compactionStartupMs + Math.ceil(entries * model.compactionMsPerEntry) + copyDurationMs(model, activeBytes);
 }
 
 /** Time to copy bytes (a catch-up pass): at least 1 ms so a pass is an observable step. */

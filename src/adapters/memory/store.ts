@@ -587,7 +587,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     if (running !== undefined) return seen(running.handle);
     const data = stored.data;
     const target: JobTarget = {
-      initialDurationMs: compactionDurationMs(this.model, data.activeBytes),
+      // Tombstones are copied too.
+      initialDurationMs: compactionDurationMs(this.model, data.activeBytes, data.docCount + data.docDelCount),
       appendedBytesTotal: () => data.appendedBytesTotal,
       finish: () => data.applyCompaction(),
     };
@@ -601,7 +602,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const running = this.jobs.get(key);
     if (running !== undefined) return running.handle;
     const target: JobTarget = {
-      initialDurationMs: compactionDurationMs(this.model, index.activeBytes),
+      // Rows, at a db doc's cost each: not measured for views (docs/benchmarks.md, "How long a compaction takes").
+      initialDurationMs: compactionDurationMs(this.model, index.activeBytes, index.rowCount),
       appendedBytesTotal: () => index.appendedBytesTotal,
       finish: () => index.compact(),
     };

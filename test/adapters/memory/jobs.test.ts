@@ -29,7 +29,7 @@ describe("memory store: compaction jobs", () => {
         fill(store, "db", docs, size, rounds);
         const before = await store.dbInfo("db");
         if (before === undefined) throw new Error("no db");
-        const expectedMs = compactionDurationMs(store.model, before.activeBytes);
+        const expectedMs = compactionDurationMs(store.model, before.activeBytes, before.docCount + before.docDelCount);
         const handle = await store.startJob({ kind: "db", db: "db" });
         let settled = false;
         void handle.done.then(() => {
@@ -69,8 +69,10 @@ describe("memory store: compaction jobs", () => {
   it("writes during compaction are caught up in extra passes and kept", async () => {
     const { scheduler, store } = world();
     fill(store, "db", 500, 500, 3);
+    const info = await store.dbInfo("db");
+    const firstPassMs = compactionDurationMs(store.model, info?.activeBytes ?? 0, info?.docCount ?? 0);
     const handle = await store.startJob({ kind: "db", db: "db" });
-    scheduler.advanceBy(100);
+    scheduler.advanceBy(Math.floor(firstPassMs / 2));
     store.writeDocs("db", Array.from({ length: 200 }, (_, i) => ({ _id: `new${i}`, pad: "n".repeat(500) })));
     const seqDuringCompaction = (await store.dbInfo("db"))?.updateSeqNumber;
     scheduler.runUntilIdle();
@@ -98,11 +100,11 @@ describe("memory store: compaction jobs", () => {
   it("suspend stops the clock of the job; resume continues where it was", async () => {
     const { scheduler, store } = world();
     fill(store, "db", 200, 1000);
-    const active = (await store.dbInfo("db"))?.activeBytes ?? 0;
-    const totalMs = compactionDurationMs(store.model, active);
+    const info = await store.dbInfo("db");
+    const totalMs = compactionDurationMs(store.model, info?.activeBytes ?? 0, info?.docCount ?? 0);
     const handle = await store.startJob({ kind: "db", db: "db" });
     const start = scheduler.nowMs();
-    scheduler.advanceBy(300);
+    scheduler.advanceBy(Math.floor(totalMs / 2));
     await handle.suspend?.();
     expect(store.activeTasks()[0]?.phase).toBe("suspended");
     scheduler.advanceBy(60_000);

@@ -32,7 +32,8 @@ function wasteful(store: MemoryStore, db: string, docs = 200): void {
 
 /** Start a db compaction and run the clock to just after its swap; whether `done` has settled then. */
 async function swapped(scheduler: VirtualScheduler, store: MemoryStore, db: string): Promise<{ done: Promise<unknown>; settled: () => boolean }> {
-  const durationMs = compactionDurationMs(store.model, (await store.dbInfo(db))!.activeBytes);
+  const info = (await store.dbInfo(db))!;
+  const durationMs = compactionDurationMs(store.model, info.activeBytes, info.docCount + info.docDelCount);
   const handle = await store.startJob({ kind: "db", db });
   let settled = false;
   const done = handle.done.then((outcome) => {
