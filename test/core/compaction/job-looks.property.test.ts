@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { objectKey, type CompactionObject, type FetchPurpose, type ObjectInfo, type SmooshConfig, type SmooshEvent } from "../../../src/core/compaction/index.js";
+import { objectKey, type CompactionObject, type FetchPurpose, type ObjectInfo, type SmooshConfig, type SmooshEffect, type SmooshEvent } from "../../../src/core/compaction/index.js";
 import { configFrom, Sim } from "./harness.js";
 
 const LOOK_MS = 1_000;
@@ -270,17 +270,25 @@ const afterTheEnd = (sim: LookingSim, jobOfA: number): { fetched: [string, strin
   };
 };
 
+type StartJob = Extract<SmooshEffect, { type: "start-job" }>;
+
+/** `a` and `b` compacting in a channel of concurrency 2, `c` and `d` queued behind them. */
+const aAndBRunCAndDWait = (): { sim: LookingSim; first: StartJob; second: StartJob } => {
+  const sim = new LookingSim(configWith(2, LOOK_MS), () => WASTEFUL);
+  sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
+  sim.untilAJobRuns();
+  sim.answerAll();
+  const [first, second] = sim.effectsOf("start-job");
+  expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
+  return { sim, first: first!, second: second! };
+};
+
 describe("jobs that began at different times", () => {
   it("are looked at together, in one step", () => {
-    const sim = new LookingSim(configWith(2, LOOK_MS), () => WASTEFUL);
-    sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
-    sim.untilAJobRuns();
-    sim.answerAll();
-    const [first, second] = sim.effectsOf("start-job");
-    expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
+    const { sim, first } = aAndBRunCAndDWait();
     // a ends 300 ms in; c takes its slot then, 700 ms before b's look is due.
     sim.advance(300);
-    sim.finish(first!.jobId);
+    sim.finish(first.jobId);
     sim.answerAll();
     const third = sim.effectsOf("start-job")[2];
     expect(third?.object.db).toBe("c");
@@ -293,12 +301,7 @@ describe("jobs that began at different times", () => {
 
 describe("a look at two running jobs", () => {
   it("carries the channel's next two dbs: when it sees both ends, both starts need no precheck of their own", () => {
-    const sim = new LookingSim(configWith(2, LOOK_MS), () => WASTEFUL);
-    sim.send({ type: "objects-updated", updates: OBJECTS.map((object) => ({ object, count: 1 })) });
-    sim.untilAJobRuns();
-    sim.answerAll();
-    const [first, second] = sim.effectsOf("start-job");
-    expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
+    const { sim, first, second } = aAndBRunCAndDWait();
     const before = sim.effects.length;
     sim.advance(LOOK_MS);
     const look = sim.effects.slice(before).flatMap((e) => (e.type === "fetch-info" ? [[e.object.db, e.purpose]] : []));
@@ -311,8 +314,8 @@ describe("a look at two running jobs", () => {
     sim.answerAll();
     // The store sees both ends in that answer: c and d start with no fetch first.
     const atEnds = sim.effects.length;
-    sim.finish(first!.jobId);
-    sim.finish(second!.jobId);
+    sim.finish(first.jobId);
+    sim.finish(second.jobId);
     const after = sim.effects.slice(atEnds);
     expect(after.filter((e) => e.type === "fetch-info")).toEqual([]);
     expect(after.flatMap((e) => (e.type === "start-job" ? [e.object.db] : []))).toEqual(["c", "d"]);
