@@ -1,10 +1,11 @@
 /**
  * Looks at running db compactions, for stores that see a compaction end
  * only in the db's info (CouchDB: no event says so). With
- * `jobLookIntervalMs` > 0 the core makes that read itself, once an interval,
- * for all running db jobs at once. The look goes out in one `_dbs_info` request with its
- * channel's next item (and, through rideAlong, with the dbs waiting to be
- * checked), and the store's watcher sees the end in its answer.
+ * `jobLookIntervalMs` > 0 the core makes that read itself, once an
+ * interval, for all running db jobs at once. The look goes out in one
+ * `_dbs_info` request with their channels' next items (and, through
+ * rideAlong, with the dbs waiting to be checked), and the store's watcher
+ * sees the ends in its answer.
  *
  * Any db read with such a store, at most one interval old and with no
  * suspend since, serves as a start's precheck. The look that shows the slot
@@ -79,7 +80,7 @@ const lookAhead = (d: Draft, channelName: string, lookedJobs: number): void => {
   const aheadFetches = new Map(d.state.aheadFetches);
   for (let next = queueOut(queue); wanted > 0 && next !== undefined; next = queueOut(queue)) {
     queue = next.queue;
-    // The top item running or being read (a check of it in flight): this look has nothing to add for it.
+    // An item running or being read (a check of it in flight) ends the look ahead: that read decides what follows.
     if (d.state.runningKeys.has(next.key) || d.state.fetchingKeys.has(next.key)) break;
     const requestId = takeId(d);
     aheadFetches.set(requestId, { channel: channelName, key: next.key });
