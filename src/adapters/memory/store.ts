@@ -155,7 +155,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
       throw new RangeError(`createMemoryStore: jobLookIntervalMs must be a positive number of ms, got ${String(lookMs)}`);
     }
     this.jobLookIntervalMs = lookMs;
-    this.unannounced = lookMs === undefined ? undefined : new UnannouncedEnds(this.scheduler, lookMs);
+    this.unannounced = lookMs === undefined ? undefined : new UnannouncedEnds(this.scheduler, lookMs, () => this.available);
     const autoIndexDelayMs = options.autoIndexDelayMs ?? false;
     this.autoIndex =
       autoIndexDelayMs === false

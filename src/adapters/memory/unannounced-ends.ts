@@ -9,7 +9,8 @@
  * simulation prices a tuning as CouchDB will: a db compaction's handle
  * settles at the first `dbInfo`/`dbInfos` read of its db after the swap, or
  * at the watcher's own read (counted in `ownReads`) one and a half intervals
- * after the swap. The CouchDB adapter's own read comes one and a half
+ * after the swap (while the store is switched off that read fails, and the
+ * watcher tries again as long after). The CouchDB adapter's own read comes one and a half
  * intervals after the last read of the db, so it can come sooner; with the
  * daemon looking every interval, neither fires. A job the caller cancels
  * ends at once: the caller knows.
@@ -29,6 +30,8 @@ export class UnannouncedEnds {
   constructor(
     private readonly scheduler: Scheduler,
     readonly intervalMs: number,
+    /** Whether a read would be answered now (the store's availability switch). */
+    private readonly canRead: () => boolean = () => true,
   ) {}
 
   /** The store answered an info read of `db`: a compaction of it that ended is seen now. */
@@ -67,20 +70,27 @@ export class UnannouncedEnds {
 
   private seen(db: string, outcome: JobOutcome): Promise<JobOutcome> {
     return new Promise((resolve) => {
+      const waitMs = OWN_READ_AFTER_INTERVALS * this.intervalMs;
+      let cancelTimer = (): void => undefined;
       const wake = (): void => {
         cancelTimer();
+        resolve(outcome);
+      };
+      const ownRead = (): void => {
+        this.ownReads += 1;
+        if (!this.canRead()) {
+          cancelTimer = this.scheduler.setTimeout(ownRead, waitMs);
+          return;
+        }
+        const current = this.waiters.get(db);
+        current?.delete(wake);
+        if (current?.size === 0) this.waiters.delete(db);
         resolve(outcome);
       };
       let set = this.waiters.get(db);
       if (set === undefined) this.waiters.set(db, (set = new Set()));
       set.add(wake);
-      const cancelTimer = this.scheduler.setTimeout(() => {
-        const current = this.waiters.get(db);
-        current?.delete(wake);
-        if (current?.size === 0) this.waiters.delete(db);
-        this.ownReads += 1;
-        resolve(outcome);
-      }, OWN_READ_AFTER_INTERVALS * this.intervalMs);
+      cancelTimer = this.scheduler.setTimeout(ownRead, waitMs);
     });
   }
 }

@@ -86,6 +86,20 @@ describe("memory store: compaction ends unannounced (jobLookIntervalMs)", () => 
     expect(store.jobWatcherOwnReads()).toBe(1);
   });
 
+  it("while the store is switched off, the watcher's own read fails and is tried again 1.5 intervals on", async () => {
+    const { scheduler, store } = world();
+    wasteful(store, "a");
+    const job = await swapped(scheduler, store, "a");
+    store.setAvailable(false);
+    await scheduler.advanceByAsync(1.5 * LOOK_MS);
+    expect(job.settled()).toBe(false);
+    expect(store.jobWatcherOwnReads()).toBe(1);
+    store.setAvailable(true);
+    await scheduler.advanceByAsync(1.5 * LOOK_MS);
+    expect(await job.done).toMatchObject({ ok: true });
+    expect(store.jobWatcherOwnReads()).toBe(2);
+  });
+
   it("a cancelled compaction ends at once: the caller knows", async () => {
     const { store } = world();
     wasteful(store, "a");
