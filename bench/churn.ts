@@ -55,6 +55,7 @@ import type { IniSections } from "../src/core/shared/ini.js";
 import { VirtualScheduler } from "../src/runtime/scheduler.js";
 import { configWarningLines, loadBenchConfig } from "./config-file.js";
 import { quantile } from "./quantile.js";
+import { defaultCouchSettings } from "../src/config/couchdb-section.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
@@ -74,8 +75,8 @@ const MEMORY_JOB_ENDS = ((ends: string): readonly JobEnds[] => {
   if (ends === "looks" || ends === "events") return [ends];
   throw new Error(`CHURN_MEMORY_JOB_ENDS: expected events, looks or both, got ${JSON.stringify(ends)}`);
 })(process.env.CHURN_MEMORY_JOB_ENDS ?? "both");
-/** The CouchDB adapter's default `job_poll_interval_ms`, for the memory rows' looks. */
-const MEMORY_LOOK_MS = JOB_POLL_MS ?? 1_000;
+/** The memory rows' looks: as the CouchDB row's (`[couchdb] job_poll_interval_ms`, or its default). */
+const MEMORY_LOOK_MS = JOB_POLL_MS ?? defaultCouchSettings.jobPollIntervalMs;
 const BATCH = 200;
 const BODY = "x".repeat(250); // with ids and fields, ~300 bytes a doc
 /** Default `wait_secs` plus a second: every channel has finished observing. */

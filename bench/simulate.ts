@@ -37,6 +37,7 @@ import { createCompactionDaemon } from "../src/runtime/compaction/daemon.js";
 import { silentLogger } from "../src/adapters/logging/index.js";
 import { configWarningLines, loadBenchConfig } from "./config-file.js";
 import { reportRow, rowProcesses, runRowsInProcesses } from "./row-processes.js";
+import { defaultCouchSettings } from "../src/config/couchdb-section.js";
 
 /**
  * V8's young generation, MiB per semi-space. A simulated write leaves objects
@@ -100,10 +101,10 @@ const JOB_ENDS = ((ends: string): "events" | "looks" => {
   if (ends === "events" || ends === "looks") return ends;
   throw new Error(`SIM_JOB_ENDS: expected events or looks, got ${JSON.stringify(ends)}`);
 })(process.env.SIM_JOB_ENDS ?? "events");
-/** The look interval of a daemon row with SIM_JOB_ENDS=looks: the tuned INI's `[couchdb] job_poll_interval_ms`, else CouchDB's adapter default. */
+/** The look interval of a daemon row with SIM_JOB_ENDS=looks: the tuned INI's `[couchdb] job_poll_interval_ms`, else its default (`defaultCouchSettings`). */
 const lookIntervalMsFor = (policy: Policy): number | undefined => {
   if (JOB_ENDS !== "looks" || (policy !== "upholster" && policy !== "tuned")) return undefined;
-  return policy === "tuned" && TUNED !== undefined ? TUNED.config.couchdb.jobPollIntervalMs : 1_000;
+  return policy === "tuned" && TUNED !== undefined ? TUNED.config.couchdb.jobPollIntervalMs : defaultCouchSettings.jobPollIntervalMs;
 };
 /** SIM_TRACE=1: one line per sample on stderr (store totals, compactions), to diff two runs of a seed. */
 const TRACE = process.env.SIM_TRACE === "1";

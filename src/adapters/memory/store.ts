@@ -488,7 +488,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const key = this.jobKeyOf(object);
     const job = key === undefined ? undefined : this.jobs.get(key);
     if (job === undefined) return finishedHandle();
-    return object.kind === "db" && this.unannounced !== undefined ? this.unannounced.watch(object.db, job.handle) : job.handle;
+    return object.kind === "db" ? this.dbJobHandle(object.db, job.handle) : job.handle;
   }
 
   // --- DocumentStore -----------------------------------------------------------
@@ -583,8 +583,7 @@ export class MemoryStore implements Store, EventSource, ViewStore {
   private startDbCompaction(db: DbName, stored: StoredDb): JobHandle {
     const key = dbJobKey(db);
     const running = this.jobs.get(key);
-    const seen = (handle: JobHandle): JobHandle => (this.unannounced === undefined ? handle : this.unannounced.watch(db, handle));
-    if (running !== undefined) return seen(running.handle);
+    if (running !== undefined) return this.dbJobHandle(db, running.handle);
     const data = stored.data;
     const target: JobTarget = {
       // Tombstones are copied too.
@@ -592,7 +591,12 @@ export class MemoryStore implements Store, EventSource, ViewStore {
       appendedBytesTotal: () => data.appendedBytesTotal,
       finish: () => data.applyCompaction(),
     };
-    return seen(this.launch({ key, kind: "db", db }, target).handle);
+    return this.dbJobHandle(db, this.launch({ key, kind: "db", db }, target).handle);
+  }
+
+  /** A db compaction's handle as the caller gets it: with `jobLookIntervalMs`, its end is seen as on CouchDB. */
+  private dbJobHandle(db: DbName, handle: JobHandle): JobHandle {
+    return this.unannounced === undefined ? handle : this.unannounced.watch(db, handle);
   }
 
   private startViewCompaction(db: DbName, ddoc: DesignDocId, stored: StoredDb): JobHandle {

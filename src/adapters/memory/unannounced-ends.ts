@@ -29,7 +29,7 @@ export class UnannouncedEnds {
 
   constructor(
     private readonly scheduler: Scheduler,
-    readonly intervalMs: number,
+    private readonly intervalMs: number,
     /** Whether a read would be answered now (the store's availability switch). */
     private readonly canRead: () => boolean = () => true,
   ) {}
@@ -59,13 +59,6 @@ export class UnannouncedEnds {
             },
           }),
     };
-  }
-
-  /** Jobs whose end is not seen yet (for tests: nothing may be left behind). */
-  waitingCount(): number {
-    let count = 0;
-    for (const set of this.waiters.values()) count += set.size;
-    return count;
   }
 
   private seen(db: string, outcome: JobOutcome): Promise<JobOutcome> {
