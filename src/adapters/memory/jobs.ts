@@ -1,7 +1,8 @@
 /**
  * Compaction and cleanup jobs that take time on the injected scheduler.
  *
- * A compaction copies the live data (`startup + live / throughput` ms), then,
+ * A compaction copies the live data (`startup + entries x cost + live /
+ * throughput` ms, storage-model.ts), then,
  * like couch_db_compactor, runs catch-up passes for whatever was written
  * meanwhile (each as long as copying those bytes) before swapping the files.
  * Suspending stops the clock of the current pass; cancelling drops the
@@ -10,12 +11,14 @@
 import type { JobHandle, JobOutcome } from "../../ports/store.js";
 import type { CancelTimer, Scheduler } from "../../ports/shell.js";
 import type { StorageModel } from "./storage-model.js";
-import { copyDurationMs } from "./storage-model.js";
+import { copyDurationMs, type CompactionCost } from "./storage-model.js";
 
 /** What a job works on: the db file, a view index file, or the db's index directory (cleanup). */
 export interface JobTarget {
   /** Duration of the first pass, ms. */
   readonly initialDurationMs: number;
+  /** What copying costs this job's compactor: its catch-up passes copy at that rate. */
+  readonly cost: CompactionCost;
   /** A monotonic count of bytes appended to the source; 0-valued for cleanup. */
   appendedBytesTotal(): number;
   /** Swap in the result; returns bytes reclaimed. */
@@ -146,7 +149,7 @@ export class CompactionJob {
     if (appendedMeanwhile > 0 && this.catchUpPasses < this.model.maxCatchUpPasses) {
       this.catchUpPasses++;
       this.appendedAtPassStart = this.target.appendedBytesTotal();
-      this.passDurationMs = copyDurationMs(this.model, appendedMeanwhile);
+      this.passDurationMs = copyDurationMs(this.target.cost, appendedMeanwhile);
       this.passDoneMs = 0;
       this.runningSinceMs = this.scheduler.nowMs();
       this.arm();

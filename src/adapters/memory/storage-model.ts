@@ -122,6 +122,17 @@ export interface StorageModel {
   readonly compactionMsPerEntry: number;
   /** Live bytes copied per ms by the compactor, beyond the per-entry cost. */
   readonly compactionBytesPerMs: number;
+  /**
+   * Fixed cost of a view index compaction. With the rate below, fitted to
+   * CouchDB 3.4.3 compacting one-view indexes of 500-50,000 rows and
+   * 0.01-2.4 MB live (docs/benchmarks.md, "How long a view compaction
+   * takes"): couch_mrview_compactor copies b-tree entries, far cheaper than
+   * a db's documents and revision trees, and its time went with the live
+   * bytes (rows added nothing to the fit).
+   */
+  readonly viewCompactionStartupMs: number;
+  /** Live bytes of a view index copied per ms by its compactor. */
+  readonly viewCompactionBytesPerMs: number;
   /** Writes during a compaction are caught up in extra passes; after this many it swaps regardless. */
   readonly maxCatchUpPasses: number;
   /** The on-disk format the store writes; older files report `needsUpgrade`. */
@@ -178,6 +189,8 @@ export const defaultStorageModel: StorageModel = {
   compactionStartupMs: 46,
   compactionMsPerEntry: 0.088,
   compactionBytesPerMs: 150_000,
+  viewCompactionStartupMs: 8,
+  viewCompactionBytesPerMs: 3_500,
   maxCatchUpPasses: 10,
   currentDiskFormatVersion: 8,
   viewRowOverheadBytes: 13,
@@ -310,14 +323,31 @@ export function compactedFileBytes(model: StorageModel, activeBytes: number, hea
   return headerBytes + Math.ceil(activeBytes * (1 + model.compactedOverheadRatio));
 }
 
+/** What a compactor's time is made of: a fixed start, a cost per entry copied, and a copy rate for the live bytes. */
+export interface CompactionCost {
+  readonly startupMs: number;
+  readonly msPerEntry: number;
+  readonly bytesPerMs: number;
+}
+
+/** A db compaction copies documents (and tombstones) with their revision trees. */
+export function dbCompactionCost(model: StorageModel): CompactionCost {
+  return { startupMs: model.compactionStartupMs, msPerEntry: model.compactionMsPerEntry, bytesPerMs: model.compactionBytesPerMs };
+}
+
+/** A view index compaction copies b-tree entries: its time goes with the live bytes. */
+export function viewCompactionCost(model: StorageModel): CompactionCost {
+  return { startupMs: model.viewCompactionStartupMs, msPerEntry: 0, bytesPerMs: model.viewCompactionBytesPerMs };
+}
+
 /** How long copying `entries` documents (or rows) of `activeBytes` takes, the fixed startup cost included. */
-export function compactionDurationMs(model: StorageModel, activeBytes: number, entries: number): number {
-  return model.compactionStartupMs + Math.ceil(entries * model.compactionMsPerEntry) + copyDurationMs(model, activeBytes);
+export function compactionDurationMs(cost: CompactionCost, activeBytes: number, entries: number): number {
+  return cost.startupMs + Math.ceil(entries * cost.msPerEntry) + copyDurationMs(cost, activeBytes);
 }
 
 /** Time to copy bytes (a catch-up pass): at least 1 ms so a pass is an observable step. */
-export function copyDurationMs(model: StorageModel, bytes: number): number {
-  return Math.max(1, Math.ceil(bytes / model.compactionBytesPerMs));
+export function copyDurationMs(cost: CompactionCost, bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / cost.bytesPerMs));
 }
 
 /**

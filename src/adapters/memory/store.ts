@@ -40,7 +40,7 @@ import { bodyOf, idOf, MemoryDatabase, toStoredDoc } from "./database.js";
 import { EventHub, type EventSourceOptions } from "./events.js";
 import { CompactionJob, finishedHandle, type JobStatus, type JobTarget } from "./jobs.js";
 import { DESIGN_PREFIX, dbNameProblem, isDesignDocId } from "./names.js";
-import { compactionDurationMs, defaultStorageModel, type StorageModel } from "./storage-model.js";
+import { compactionDurationMs, dbCompactionCost, defaultStorageModel, viewCompactionCost, type StorageModel } from "./storage-model.js";
 import { DbViews } from "./views/db-views.js";
 import { MemoryViews } from "./views/memory-views.js";
 import { SandboxCache } from "./views/sandbox-cache.js";
@@ -585,9 +585,11 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const running = this.jobs.get(key);
     if (running !== undefined) return this.dbJobHandle(db, running.handle);
     const data = stored.data;
+    const cost = dbCompactionCost(this.model);
     const target: JobTarget = {
       // Tombstones are copied too.
-      initialDurationMs: compactionDurationMs(this.model, data.activeBytes, data.docCount + data.docDelCount),
+      initialDurationMs: compactionDurationMs(cost, data.activeBytes, data.docCount + data.docDelCount),
+      cost,
       appendedBytesTotal: () => data.appendedBytesTotal,
       finish: () => data.applyCompaction(),
     };
@@ -605,9 +607,10 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     const key = viewJobKey(db, index.signature);
     const running = this.jobs.get(key);
     if (running !== undefined) return running.handle;
+    const cost = viewCompactionCost(this.model);
     const target: JobTarget = {
-      // Rows, at a db doc's cost each: not measured for views (docs/benchmarks.md, "How long a compaction takes").
-      initialDurationMs: compactionDurationMs(this.model, index.activeBytes, index.rowCount),
+      initialDurationMs: compactionDurationMs(cost, index.activeBytes, index.rowCount),
+      cost,
       appendedBytesTotal: () => index.appendedBytesTotal,
       finish: () => index.compact(),
     };
@@ -620,6 +623,8 @@ export class MemoryStore implements Store, EventSource, ViewStore {
     if (running !== undefined) return running.handle;
     const target: JobTarget = {
       initialDurationMs: this.model.cleanupDurationMs,
+      // Nothing is appended to a directory of index files, so there is no catch-up pass to price.
+      cost: dbCompactionCost(this.model),
       appendedBytesTotal: () => 0,
       // Index files being compacted or updated are in use: CouchDB's cleanup leaves open files alone too.
       finish: () => stored.views.cleanup((index) => index.update.isRunning || this.jobs.has(viewJobKey(db, index.signature))),

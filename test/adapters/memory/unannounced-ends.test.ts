@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, type MemoryStore } from "../../../src/adapters/memory/index.js";
-import { compactionDurationMs } from "../../../src/adapters/memory/storage-model.js";
+import { compactionDurationMs, dbCompactionCost } from "../../../src/adapters/memory/storage-model.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { createCompactionDaemon } from "../../../src/runtime/compaction/daemon.js";
 import { defaultSmooshConfig } from "../../../src/core/compaction/index.js";
@@ -33,7 +33,7 @@ function wasteful(store: MemoryStore, db: string, docs = 200): void {
 /** Start a db compaction and run the clock to just after its swap; whether `done` has settled then. */
 async function swapped(scheduler: VirtualScheduler, store: MemoryStore, db: string): Promise<{ done: Promise<unknown>; settled: () => boolean }> {
   const info = (await store.dbInfo(db))!;
-  const durationMs = compactionDurationMs(store.model, info.activeBytes, info.docCount + info.docDelCount);
+  const durationMs = compactionDurationMs(dbCompactionCost(store.model), info.activeBytes, info.docCount + info.docDelCount);
   const handle = await store.startJob({ kind: "db", db });
   let settled = false;
   const done = handle.done.then((outcome) => {
