@@ -110,6 +110,7 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     granularity: settings.granularity,
     pollIntervalMs: settings.pollIntervalMs,
     jobPollIntervalMs: settings.jobPollIntervalMs,
+    dbsInfoMaxKeys: settings.dbsInfoMaxKeys,
     heartbeatMs: settings.heartbeatMs,
     requestTimeoutMs: settings.requestTimeoutMs,
     retry: { retries: settings.retries },

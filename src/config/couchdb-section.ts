@@ -30,6 +30,14 @@
  *                        deflate_1..9): how the in-memory store's files
  *                        compress bodies. A CouchDB server uses its own.
  *
+ * And one key of CouchDB's `[chttpd]`, read with its name and default, so a
+ * CouchDB local.ini that changes it tells upholster too:
+ *
+ *   max_db_number_for_dbs_info_req  100: dbs per `POST /_dbs_info`; the
+ *                        daemon packs its checks to it. A server whose
+ *                        limit is lower answers too_many_keys: upholster
+ *                        then halves its batch and warns.
+ *
  * The url may carry a password: a rejected url is reported without it.
  */
 import * as t from "io-ts";
@@ -39,6 +47,7 @@ import { redactUrl } from "../adapters/couchdb-http/redact.js";
 import { FileCompressionCodec, type FileCompression } from "../adapters/memory/compression.js";
 
 export const COUCHDB_SECTION = "couchdb";
+export const CHTTPD_SECTION = "chttpd";
 
 export type CouchGranularity = "database" | "shard";
 
@@ -58,6 +67,8 @@ export interface CouchSettings {
   readonly caFile: string | undefined;
   /** The memory store's body compression (CouchDB's `file_compression`). */
   readonly fileCompression: FileCompression;
+  /** `[chttpd] max_db_number_for_dbs_info_req`: keys per `POST /_dbs_info`. */
+  readonly dbsInfoMaxKeys: number;
 }
 
 export const defaultCouchSettings: CouchSettings = {
@@ -74,6 +85,7 @@ export const defaultCouchSettings: CouchSettings = {
   sessionAuth: false,
   caFile: undefined,
   fileCompression: "snappy",
+  dbsInfoMaxKeys: 100,
 };
 
 const CouchUrlFromString = new t.Type<string, string, unknown>(
@@ -118,6 +130,14 @@ const NonEmptyPath = new t.Type<string, string, unknown>(
 
 const DAY_MS = 86_400_000;
 
+/** CouchDB takes any integer; 0 would refuse every request, and a request body of more than 10,000 names helps no one. */
+const DbsInfoKeysFromString = new t.Type<number, string, unknown>(
+  "an integer from 1 to 10000",
+  (u): u is number => typeof u === "number",
+  (u, c) => (typeof u === "string" && /^\d{1,5}$/.test(u.trim()) && Number(u) >= 1 && Number(u) <= 10_000 ? t.success(Number(u)) : t.failure(u, c)),
+  String,
+);
+
 export function decodeCouchSettings(ini: IniSections): Either<ConfigError[], CouchSettings> {
   const errors: ConfigError[] = [];
   const d = defaultCouchSettings;
@@ -138,6 +158,7 @@ export function decodeCouchSettings(ini: IniSections): Either<ConfigError[], Cou
     sessionAuth: readValue(ini, s, "session_auth", BooleanFromString, d.sessionAuth, errors),
     caFile: readValue<string | undefined>(ini, s, "ca_file", NonEmptyPath, d.caFile, errors),
     fileCompression: readValue(ini, s, "file_compression", FileCompressionCodec, d.fileCompression, errors),
+    dbsInfoMaxKeys: readValue(ini, CHTTPD_SECTION, "max_db_number_for_dbs_info_req", DbsInfoKeysFromString, d.dbsInfoMaxKeys, errors),
   };
   // The rejected value is echoed in the message: never with a password in it.
   const safe = errors.map((e) => (e.key === "url" ? { ...e, value: redactConfigUrl(e.value) } : e));

@@ -8,7 +8,7 @@
 
 /** Sections upholster does not read: any key is fine. */
 export const COUCHDB_ONLY_SECTIONS: readonly string[] = [
-  "attachments", "chttpd", "chttpd_auth_cache", "chttpd_auth_lockout", "cluster", "cors", "couch_httpd_auth",
+  "attachments", "chttpd_auth_cache", "chttpd_auth_lockout", "cluster", "cors", "couch_httpd_auth",
   "couch_passwords_cache", "couch_peruser", "couch_quickjs_scanner_plugin", "couch_scanner",
   "couch_scanner_plugin_ddoc_features", "couch_scanner_plugin_find", "couch_scanner_plugin_find.regexes",
   "couch_scanner_plugins", "couchdb_engines", "csp", "custodian", "ddoc_cache", "disk_monitor", "dreyfus",

@@ -54,9 +54,11 @@ const CHANNEL_KEYS: ReadonlySet<string> =
 /**
  * Sections whose keys are names (of dbs, of users): any key. And `[hastings]`:
  * upholster reads two keys there, but Cloudant's own hastings keys are not
- * documented anywhere, so an ini that carries them stays quiet.
+ * documented anywhere, so an ini that carries them stays quiet. And
+ * `[chttpd]`: upholster reads one key there, but CouchDB reads dozens, many
+ * only in code (some through `[httpd]`), so a CouchDB local.ini stays quiet.
  */
-const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins", "ken.ignore", "query_servers", "native_query_servers", "hastings"];
+const ANY_KEY_SECTIONS = ["smoosh.ignore", "admins", "ken.ignore", "query_servers", "native_query_servers", "hastings", "chttpd"];
 
 /** Sections a subsystem will decode soon; quiet until it registers its keys in `DECODED`. */
 const COMING_SECTIONS: readonly string[] = [];

@@ -77,8 +77,15 @@ export interface CompactionStore {
   listDbs(): Promise<DbName[]>;
   /** `undefined` when the db does not exist. */
   dbInfo(db: DbName): Promise<DbInfo | undefined>;
-  /** Many at once where the store can batch (CouchDB `POST /_dbs_info`, 100 a call). Missing dbs are absent. */
+  /** Many at once where the store can batch (CouchDB `POST /_dbs_info`, `dbInfosBatchSize` a call). Missing dbs are absent. */
   dbInfos?(dbs: readonly DbName[]): Promise<Map<DbName, DbInfo>>;
+  /**
+   * The most dbs one request of `dbInfos` reads (CouchDB: the server's
+   * `[chttpd] max_db_number_for_dbs_info_req`, 100 by default). The daemon
+   * packs its checks to it; more names in one call cost more requests.
+   * Absent: 100.
+   */
+  readonly dbInfosBatchSize?: number | undefined;
   /** The design documents of a db; `[]` when it has none or does not exist. */
   designDocs(db: DbName): Promise<DesignDoc[]>;
   /** `undefined` when the design doc or its index does not exist. */

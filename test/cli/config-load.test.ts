@@ -127,6 +127,19 @@ describe("decoding", () => {
     ]);
   });
 
+  it("[chttpd] max_db_number_for_dbs_info_req: CouchDB's key and default (100); a bad one is refused by name; the rest of [chttpd] stays quiet", () => {
+    const byDefault = decodeConfig({});
+    expect(byDefault._tag === "Right" && byDefault.right.couchdb.dbsInfoMaxKeys).toBe(100);
+    const set = decodeConfig({ chttpd: { max_db_number_for_dbs_info_req: "20", port: "5984", bind_address: "0.0.0.0" } });
+    expect(set._tag === "Right" && set.right.couchdb.dbsInfoMaxKeys).toBe(20);
+    for (const value of ["0", "-3", "ten", "1.5", "10001"]) {
+      const bad = decodeConfig({ chttpd: { max_db_number_for_dbs_info_req: value } });
+      expect(bad._tag === "Left" && bad.left.map(formatConfigProblem)).toEqual([
+        expect.stringContaining(`[chttpd] max_db_number_for_dbs_info_req = ${JSON.stringify(value)}: expected an integer from 1 to 10000`),
+      ]);
+    }
+  });
+
   it("the new [upholster] keys are decoded and refused by name: node_name, public_status, log_format", () => {
     const good = decodeConfig({ upholster: { node_name: "east@10.0.0.1", public_status: "true", log_format: "json" } });
     expect(good._tag === "Right" && good.right.upholster).toMatchObject({ nodeName: "east@10.0.0.1", publicStatus: true, logFormat: "json" });

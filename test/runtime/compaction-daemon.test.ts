@@ -159,6 +159,42 @@ describe("compaction daemon", () => {
     await world.daemon.stop();
   });
 
+  it("packs its db checks to the store's dbInfosBatchSize, and to a smaller one the store learns while running (CouchDB's too_many_keys)", async () => {
+    const SERVER_LIMIT = 10;
+    const asked: number[] = [];
+    let learnt: number | undefined;
+    const world = makeWorld({
+      ini: { smoosh: { wait_secs: "0" } },
+      // As the CouchDB adapter does: a refused batch is split, and the smaller size kept.
+      wrapStore: (store): CompactionStore => ({
+        ...store,
+        get dbInfosBatchSize() {
+          return learnt;
+        },
+        dbInfos: async (dbs) => {
+          asked.push(dbs.length);
+          if (dbs.length > SERVER_LIMIT) learnt = SERVER_LIMIT;
+          const out = new Map();
+          for (let i = 0; i < dbs.length; i += SERVER_LIMIT) for (const [db, info] of await store.dbInfos!(dbs.slice(i, i + SERVER_LIMIT))) out.set(db, info);
+          return out;
+        },
+      }),
+    });
+    for (let i = 0; i < 40; i++) world.store.createDb(`small-${i}`);
+    await world.daemon.start();
+    expect(world.daemon.inspect().config.dbsPerInfoRequest).toBe(100);
+    world.daemon.enqueueAll("dbs");
+    expect(await advanceUntil(world, () => asked.length > 0)).toBe(true);
+    await world.daemon.whenIdle();
+    expect(asked[0]).toBe(40);
+    expect(world.daemon.inspect().config.dbsPerInfoRequest).toBe(SERVER_LIMIT);
+    const before = asked.length;
+    world.daemon.enqueueAll("dbs");
+    expect(await advanceUntil(world, () => asked.length >= before + 4)).toBe(true);
+    expect(asked.slice(before).every((n) => n <= SERVER_LIMIT)).toBe(true);
+    await world.daemon.stop();
+  });
+
   it("for a store that sees a job end by reading the db (jobLookIntervalMs), reads each running db every interval with the channel's next db, whose start then needs no read of its own", async () => {
     const reads: { atMs: number; dbs: readonly string[] }[] = [];
     const starts: { atMs: number; db: string }[] = [];

@@ -37,6 +37,12 @@ export interface CouchStoreOptions {
   readonly pollIntervalMs?: number | undefined;
   /** How often a running compaction is checked (default 1 000 ms). */
   readonly jobPollIntervalMs?: number | undefined;
+  /**
+   * Keys per `POST /_dbs_info` (default 100): the server's `[chttpd]
+   * max_db_number_for_dbs_info_req`. A server that refuses as many
+   * (`too_many_keys`) is asked for half as many, with a warning.
+   */
+  readonly dbsInfoMaxKeys?: number | undefined;
   /** `_db_updates` heartbeat (default 10 000 ms); the feed reconnects after 3 missed ones. */
   readonly heartbeatMs?: number | undefined;
   /** Per request (default 30 000 ms). */
@@ -86,6 +92,7 @@ export const createCouchStore = (options: CouchStoreOptions): CouchStoreHandle =
     scheduler,
     granularity,
     jobPollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+    dbsInfoMaxKeys: options.dbsInfoMaxKeys,
   });
   const events = new CouchEventSource({
     client,

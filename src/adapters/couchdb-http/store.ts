@@ -55,6 +55,8 @@ export interface StoreOptions {
    * how old an info may be to serve a start; the watcher asks by itself after 1.5 times it.
    */
   readonly jobPollIntervalMs: number;
+  /** Keys per `POST /_dbs_info`: the server's `[chttpd] max_db_number_for_dbs_info_req` as upholster's config says (default 100). */
+  readonly dbsInfoMaxKeys?: number | undefined;
 }
 
 /** What the server turned out to support (learnt lazily, shown in status). */
@@ -67,8 +69,8 @@ export interface ServerCapabilities {
   allDbsPaging: boolean;
 }
 
-/** `POST /_dbs_info` takes at most 100 keys (CouchDB's `max_db_number_for_dbs_info_req`). */
-export const dbsInfoBatchSize = 100;
+/** `POST /_dbs_info` takes at most 100 keys by default (CouchDB's `[chttpd] max_db_number_for_dbs_info_req`). */
+export const defaultDbsInfoMaxKeys = 100;
 /** Parallel `GET /{db}` where `_dbs_info` is missing. */
 const perDbConcurrency = 8;
 
@@ -98,8 +100,16 @@ export class CouchStore implements Store, DbListing {
    */
   readonly jobLookIntervalMs: number | undefined;
 
+  /**
+   * Keys per `POST /_dbs_info`: the configured number, halved each time the
+   * server refuses a request as `too_many_keys` (its limit is lower than
+   * upholster was told). An own field, read by the daemon at its start.
+   */
+  dbInfosBatchSize: number;
+
   constructor(private readonly o: StoreOptions) {
     this.jobLookIntervalMs = this.shardMode ? undefined : o.jobPollIntervalMs;
+    this.dbInfosBatchSize = Math.max(1, Math.floor(o.dbsInfoMaxKeys ?? defaultDbsInfoMaxKeys));
   }
 
   /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
@@ -211,9 +221,13 @@ export class CouchStore implements Store, DbListing {
     let rest: readonly string[] = dbs;
     if (useBatch) {
       rest = [];
-      for (let i = 0; i < dbs.length; i += dbsInfoBatchSize) {
-        const keys = dbs.slice(i, i + dbsInfoBatchSize);
+      for (let i = 0; i < dbs.length; ) {
+        const keys = dbs.slice(i, i + this.dbInfosBatchSize);
         const res = await this.o.client.call({ method: "POST", path: "/_dbs_info", body: { keys }, accept: [400, 404, 405] });
+        if (keys.length > 1 && isTooManyKeys(res)) {
+          this.learnSmallerBatch(keys.length);
+          continue;
+        }
         if (res.status !== 200) {
           // PouchDB Server (404) and CouchDB < 2.2: one GET per db from now on.
           this.capabilities.dbsInfo = false;
@@ -221,6 +235,7 @@ export class CouchStore implements Store, DbListing {
           rest = dbs.slice(i);
           break;
         }
+        i += keys.length;
         for (const entry of decodeBody(DbsInfoBody, res.body, "POST /_dbs_info")) {
           if ("info" in entry) out.set(entry.key, this.noted(toDbInfo(entry.key, entry.info, this.o.compactedSeqs.get(entry.key), "POST /_dbs_info"), entry.info));
         }
@@ -235,6 +250,16 @@ export class CouchStore implements Store, DbListing {
       });
     }
     return out;
+  }
+
+  /** The server refused `refused` keys in one `_dbs_info`: ask for half as many from now on, and say which key to set. */
+  private learnSmallerBatch(refused: number): void {
+    this.dbInfosBatchSize = Math.max(1, Math.floor(refused / 2));
+    this.o.logger.warn(
+      { refusedKeys: refused, keysPerRequest: this.dbInfosBatchSize },
+      "CouchDB refused a POST /_dbs_info as too_many_keys: its [chttpd] max_db_number_for_dbs_info_req is lower than upholster's; " +
+        "sending fewer keys a request from now on (set [chttpd] max_db_number_for_dbs_info_req in upholster's config to the server's value)",
+    );
   }
 
   async designDocs(db: string): Promise<DesignDoc[]> {
@@ -431,3 +456,7 @@ export const decodeChanges = (body: unknown, endpoint: string): ChangesPage => {
     lastSeq: seqString(decoded.last_seq),
   };
 };
+
+/** CouchDB's answer to more `_dbs_info` keys than `[chttpd] max_db_number_for_dbs_info_req`: 400 `{"error":"bad_request","reason":"too_many_keys"}`. */
+const isTooManyKeys = (res: { readonly status: number; readonly body: unknown }): boolean =>
+  res.status === 400 && typeof res.body === "object" && res.body !== null && (res.body as { reason?: unknown }).reason === "too_many_keys";

@@ -31,6 +31,10 @@ export function withLatency(store: Store, options: LatencyOptions): Store {
     ...(dbInfos !== undefined ? { dbInfos: (dbs: readonly string[]) => later(dbInfos.call(store, dbs)) } : {}),
     // A store whose compaction ends are seen only by reads stays one: the daemon must still look.
     ...(store.jobLookIntervalMs !== undefined ? { jobLookIntervalMs: store.jobLookIntervalMs } : {}),
+    // Read when asked: a CouchDB store learns a smaller batch from the server.
+    get dbInfosBatchSize() {
+      return store.dbInfosBatchSize;
+    },
     designDocs: (db) => later(store.designDocs(db)),
     viewIndexInfo: (db, ddoc) => later(store.viewIndexInfo(db, ddoc)),
     startJob: (object) => later(store.startJob(object).then(slowJob)),

@@ -1,7 +1,7 @@
 /**
  * The global limit on check requests (`[smoosh] check_requests_per_sec`):
  * a token bucket over the explicit clock. One token is one request to the
- * store: one object's info, or up to `DB_BATCH` dbs' infos in one
+ * store: one object's info, or up to `dbsPerInfoRequest` dbs' infos in one
  * `POST /_dbs_info`. The bucket holds at most one second's worth (and at
  * least one token), so a quiet spell does not turn into a burst.
  */
@@ -10,8 +10,8 @@ export interface CheckBudget {
   readonly atMs: number;
 }
 
-/** CouchDB's `max_db_number_for_dbs_info_req` default: dbs per `_dbs_info` request. */
-export const DB_BATCH = 100;
+/** CouchDB's `[chttpd] max_db_number_for_dbs_info_req` default: dbs per `_dbs_info` request. */
+export const DEFAULT_DBS_PER_INFO_REQUEST = 100;
 
 export const fullBudget = (ratePerSec: number, nowMs: number): CheckBudget => ({ tokens: capacityOf(ratePerSec), atMs: nowMs });
 

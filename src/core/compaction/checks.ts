@@ -7,7 +7,7 @@
  * object's growth and place it in the first channel, in configured order,
  * that gives it a non-zero priority.
  */
-import { canSpend, DB_BATCH, refill, spend } from "./check-budget.js";
+import { canSpend, refill, spend } from "./check-budget.js";
 import { nextCheckAtMs, updatesMatter } from "./check-schedule.js";
 import { dueQueuesGoing } from "./check-wait.js";
 import {
@@ -264,7 +264,7 @@ const hasRequestSlot = (d: Draft): boolean => d.state.batchesInFlight.size < d.s
 /** Forced checks go out at once (requests in flight bounded, no budget). */
 export const pumpForcedChecks = (d: Draft): void => {
   while (hasRequestSlot(d)) {
-    const forced = takeForced(d.state.checks, DB_BATCH);
+    const forced = takeForced(d.state.checks, d.state.config.dbsPerInfoRequest);
     if (forced === undefined) return;
     emitChecks(d, forced);
   }
@@ -285,7 +285,7 @@ export const pumpDueChecks = (d: Draft): void => {
     if (!going.dbs && !going.others) return;
     spendToken(d);
     update(d, { dueTokensInARow: d.state.dueTokensInARow + 1 });
-    emitChecks(d, takeDue(d.state.checks, d.nowMs, DB_BATCH, going)!);
+    emitChecks(d, takeDue(d.state.checks, d.nowMs, d.state.config.dbsPerInfoRequest, going)!);
   }
 };
 
@@ -304,21 +304,22 @@ export const noteBackgroundToken = (d: Draft): void => update(d, { dueTokensInAR
 export const pumpBackgroundChecks = (d: Draft): void => {
   while (hasRequestSlot(d) && hasBackground(d.state.checks) && takeToken(d)) {
     noteBackgroundToken(d);
-    emitChecks(d, takeBackground(d.state.checks, DB_BATCH)!);
+    emitChecks(d, takeBackground(d.state.checks, d.state.config.dbsPerInfoRequest)!);
   }
 };
 
 /**
  * A request for dbs that goes out anyway (a check batch, a precheck) carries
- * every other waiting db up to 100, due yet or not: `_dbs_info` answers 100
- * names for the price of one, so their next look costs no request. Runs last
- * in a step, when every db request of the step is known (the shell sends a
- * step's db infos together, 100 to a request).
+ * every other waiting db up to `dbsPerInfoRequest` (100), due yet or not:
+ * `_dbs_info` answers 100 names for the price of one, so their next look
+ * costs no request. Runs last in a step, when every db request of the step
+ * is known (the shell sends a step's db infos together, that many to a request).
  */
 export const rideAlong = (d: Draft): void => {
   const inStep = new Set(d.effects.flatMap((e) => (e.type === "fetch-info" && e.object.kind === "db" ? [e.object.db] : [])));
   if (inStep.size === 0) return;
-  let room = Math.ceil(inStep.size / DB_BATCH) * DB_BATCH - inStep.size;
+  const batch = d.state.config.dbsPerInfoRequest;
+  let room = Math.ceil(inStep.size / batch) * batch - inStep.size;
   room -= watchRunningCompactions(d, inStep, room);
   if (room <= 0) return;
   const taken = takeRiders(d.state.checks, room);

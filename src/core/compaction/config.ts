@@ -21,6 +21,7 @@ import {
 } from "../shared/ini.js";
 import type { ChannelKind } from "./types.js";
 import { parseClock, type TimeWindow } from "./window.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST } from "./check-budget.js";
 
 export type PriorityMethod = "ratio" | "slack" | "upgrade";
 
@@ -86,6 +87,13 @@ export interface SmooshConfig {
    * in the same request (job-looks.ts). 0: the store watches its jobs alone.
    */
   readonly jobLookIntervalMs: number;
+  /**
+   * Not an INI key: set from the store (`CompactionStore.dbInfosBatchSize`,
+   * on CouchDB its `[chttpd] max_db_number_for_dbs_info_req`). The most dbs
+   * one check request carries: the budget's token pays for one request, so a
+   * batch the server would split is never planned.
+   */
+  readonly dbsPerInfoRequest: number;
 }
 
 /**
@@ -251,6 +259,7 @@ export const decodeSmooshConfig = (ini: IniSections): Either<ConfigError[], Smoo
     maxCheckIntervalSecs: read("max_check_interval_secs", PosIntFromString, 300),
     ignoredDbs: decodeIgnored(ini, errors),
     jobLookIntervalMs: 0,
+    dbsPerInfoRequest: DEFAULT_DBS_PER_INFO_REQUEST,
   };
   return orErrors(errors, config);
 };

@@ -17,6 +17,7 @@
  */
 import {
   activeJobs,
+  DEFAULT_DBS_PER_INFO_REQUEST,
   initSmoosh,
   smooshMetrics,
   smooshStatus,
@@ -91,12 +92,31 @@ export interface CompactionDaemon {
 export function createCompactionDaemon(options: CompactionDaemonOptions): CompactionDaemon {
   const { store, scheduler, events, geoFiles } = options;
   const logger = options.logger.child?.({ subsystem: "smoosh" }) ?? options.logger;
-  // The store, not the INI, says whether the core looks at running jobs for it.
-  const withStoreLooks = (c: SmooshConfig): SmooshConfig => ({ ...c, jobLookIntervalMs: store.jobLookIntervalMs ?? 0 });
+  // The store, not the INI, says whether the core looks at running jobs for it, and how many dbs a request reads.
+  const withStoreLooks = (c: SmooshConfig): SmooshConfig => ({
+    ...c,
+    jobLookIntervalMs: store.jobLookIntervalMs ?? 0,
+    dbsPerInfoRequest: store.dbInfosBatchSize ?? DEFAULT_DBS_PER_INFO_REQUEST,
+  });
   let config = withStoreLooks(options.config);
   const inFlight = createInFlight(logger, "smoosh");
   const dispatch = (event: SmooshEvent): void => host.dispatch(event);
-  const fetchInfo = createFetchBatcher(store, inFlight, dispatch, geoFiles);
+  /** A store that learnt a smaller `_dbs_info` batch from the server (too_many_keys): the core packs its checks to it from then on. */
+  const followStoreBatch = (): void => {
+    const batch = store.dbInfosBatchSize ?? DEFAULT_DBS_PER_INFO_REQUEST;
+    if (batch === config.dbsPerInfoRequest) return;
+    config = { ...config, dbsPerInfoRequest: batch };
+    dispatch({ type: "config-changed", config });
+  };
+  const fetchInfo = createFetchBatcher(
+    store,
+    inFlight,
+    (answer) => {
+      followStoreBatch();
+      dispatch(answer);
+    },
+    geoFiles,
+  );
   const jobs = createJobRunner(store, inFlight, logger, dispatch, geoFiles);
   const tickTimer = createTickTimer(scheduler, () => dispatch({ type: "tick" }));
   const snapshots = options.state === undefined ? undefined : createSnapshotStore(options.state, inFlight, logger);

@@ -6,16 +6,13 @@
  * Geo index files are asked of `GeoIndexFiles`, not of the store; without
  * one they are `"missing"` (a restored queue may name one).
  */
-import type { ObjectInfo, SmooshEffect, SmooshEvent } from "../../core/compaction/index.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST, type ObjectInfo, type SmooshEffect, type SmooshEvent } from "../../core/compaction/index.js";
 import type { GeoIndexFiles } from "../../ports/geo.js";
 import type { CompactionStore, DbInfo } from "../../ports/store.js";
 import { errorText } from "../../core/shared/error-text.js";
 import { toDbSizeInfo, toGeoSizeInfo, toViewSizeInfo } from "./infos.js";
 
 export type FetchInfoEffect = Extract<SmooshEffect, { type: "fetch-info" }>;
-
-/** CouchDB's `_dbs_info` takes at most 100 keys a call. */
-export const DB_INFOS_BATCH_SIZE = 100;
 
 export async function fetchInfos(
   store: CompactionStore,
@@ -28,7 +25,7 @@ export async function fetchInfos(
   const singles = batched ? effects.filter((e) => e.object.kind !== "db") : effects;
   await Promise.all([
     ...singles.map((effect) => fetchOne(store, geoFiles, effect, answer)),
-    ...(batched ? chunks(dbFetches, DB_INFOS_BATCH_SIZE).map((chunk) => fetchDbBatch(store, chunk, answer)) : []),
+    ...(batched ? chunks(dbFetches, store.dbInfosBatchSize ?? DEFAULT_DBS_PER_INFO_REQUEST).map((chunk) => fetchDbBatch(store, chunk, answer)) : []),
   ]);
 }
 

@@ -13,6 +13,7 @@ import { compareDbNames } from "../../../src/core/db-updates/index.js";
 import type { DbListing } from "../../../src/ports/store.js";
 import { startPouchDbServer, type PouchDbServer } from "../../support/pouchdb-server.js";
 import { ReplayServer } from "../../support/replay-server.js";
+import { couchRequest, liveCouchUrl } from "../../support/live-couch.js";
 
 /** Every db through `listDbsAfter`, page by page. */
 const walk = async (listing: DbListing, limit: number): Promise<string[]> => {
@@ -104,22 +105,11 @@ describe("DbListing on the real PouchDB Server (no _dbs_info)", () => {
   });
 });
 
-const raw = process.env.COUCHDB_URL;
-const live = raw !== undefined && raw !== "" && /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(new URL(raw).hostname);
+const couch = (method: string, path: string): Promise<unknown> => couchRequest(method, path);
 
-/** A plain request to the CouchDB of COUCHDB_URL (credentials moved to a header: fetch refuses them in the URL). */
-const couch = async (method: string, path: string): Promise<unknown> => {
-  const url = new URL(raw ?? "");
-  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`;
-  url.username = "";
-  url.password = "";
-  const res = await fetch(new URL(path, url), { method, headers: { authorization } });
-  return res.json();
-};
-
-describe.skipIf(!live)("DbListing on a real CouchDB (COUCHDB_URL)", () => {
+describe.skipIf(liveCouchUrl === undefined)("DbListing on a real CouchDB (COUCHDB_URL)", () => {
   it("pages through _all_dbs exactly as it lists them, without _global_changes", async () => {
-    const handle = createCouchStore({ url: raw ?? "", logger: createRecordingLogger(), state: createMemoryStatePort() });
+    const handle = createCouchStore({ url: liveCouchUrl ?? "", logger: createRecordingLogger(), state: createMemoryStatePort() });
     const prefix = `listing-${Date.now().toString(36)}-`;
     const created = ["a", "b(1)", "b/c", "b_d", "c$"].map((n) => `${prefix}${n}`);
     try {

@@ -75,6 +75,41 @@ describe("db info", () => {
     await close();
   });
 
+  /** A server whose `[chttpd] max_db_number_for_dbs_info_req` is `limit`: more keys get CouchDB 3.4.3's refusal (as it answered here). */
+  const dbsInfoWithLimit = (limit: number) =>
+    server.route("POST", "/_dbs_info", (req) => {
+      const keys = (JSON.parse(req.body) as { keys: string[] }).keys;
+      if (keys.length > limit) return { status: 400, body: { error: "bad_request", reason: "too_many_keys" } };
+      return { status: 200, body: keys.map((key) => ({ key, info: { ...(exchange("24").response.body as object), db_name: key } })) };
+    });
+  const keysPerPost = () => server.requests.filter((r) => r.path === "/_dbs_info").map((r) => (JSON.parse(r.body) as { keys: string[] }).keys.length);
+
+  it("a server with a lower [chttpd] max_db_number_for_dbs_info_req: too_many_keys halves the batch until it is taken, says which key to set, and is remembered", async () => {
+    dbsInfoWithLimit(30);
+    const { store, close, logger } = make();
+    const names = Array.from({ length: 70 }, (_, i) => `db_${i}`);
+    const infos = await store.dbInfos?.(names);
+    expect([...(infos?.keys() ?? [])]).toEqual(names);
+    expect(keysPerPost()).toEqual([70, 35, 17, 17, 17, 17, 2]);
+    expect(store.dbInfosBatchSize).toBe(17);
+    const warnings = logger.lines.filter((l) => l.level === "warn");
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]?.msg).toContain("[chttpd] max_db_number_for_dbs_info_req");
+    // Learnt: the next call asks for 17 a request from the first.
+    await store.dbInfos?.(names.slice(0, 20));
+    expect(keysPerPost().slice(7)).toEqual([17, 3]);
+    await close();
+  });
+
+  it("dbsInfoMaxKeys (upholster's [chttpd] max_db_number_for_dbs_info_req) sizes every request from the first", async () => {
+    dbsInfoWithLimit(20);
+    const { store, close } = make({ dbsInfoMaxKeys: 20 });
+    expect(store.dbInfosBatchSize).toBe(20);
+    await store.dbInfos?.(Array.from({ length: 45 }, (_, i) => `db_${i}`));
+    expect(keysPerPost()).toEqual([20, 20, 5]);
+    await close();
+  });
+
   it("falls back to one GET per db where _dbs_info is missing (PouchDB Server: 404)", async () => {
     server.route("POST", "/_dbs_info", { status: 404, body: { error: "not_found", reason: "no_db_file" } }).use(exchange("24")).use(exchange("28"));
     const { store, close, status } = make();

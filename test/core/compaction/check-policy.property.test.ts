@@ -56,7 +56,6 @@ interface CheckRecord {
   readonly atMs: number;
   readonly db: string;
   readonly purpose: FetchPurpose;
-  /** Requests this step sent: dbs 100 to a request, others one each. */
 }
 
 /**
@@ -68,7 +67,7 @@ class Driver {
   nowMs = T0;
   tickAtMs: number | undefined;
   readonly checks: CheckRecord[] = [];
-  /** Requests per step: ceil(db fetches / 100) + other fetches. */
+  /** Requests per step: ceil(db fetches / dbsPerInfoRequest) + other fetches (the shell sends a step's db fetches together). */
   readonly requests: { atMs: number; count: number }[] = [];
   readonly effects: SmooshEffect[] = [];
   readonly updates = new Map<string, number>();
@@ -106,7 +105,7 @@ class Driver {
     this.effects.push(...effects);
     const fetches = effects.filter((e): e is Extract<SmooshEffect, { type: "fetch-info" }> => e.type === "fetch-info");
     const dbFetches = fetches.filter((f) => f.object.kind === "db").length;
-    const count = Math.ceil(dbFetches / 100) + fetches.length - dbFetches;
+    const count = Math.ceil(dbFetches / this.config.dbsPerInfoRequest) + fetches.length - dbFetches;
     if (count > 0) this.requests.push({ atMs: this.nowMs, count });
     for (const e of effects) if (e.type === "schedule-tick") this.tickAtMs = e.atMs;
     for (const f of fetches) this.checks.push({ atMs: this.nowMs, db: f.object.db, purpose: f.purpose });
@@ -317,11 +316,12 @@ describe("check policy: the pure rules", () => {
 });
 
 describe("check policy: the reducer", () => {
-  it("budget: whatever the workload, check requests never exceed capacity + rate x elapsed time", () => {
+  it("budget: whatever the workload and the store's dbs per request, check requests never exceed capacity + rate x elapsed time", () => {
     fc.assert(
-      fc.property(workloadArb(30), fc.double({ min: 0.1, max: 5, noNaN: true }), (work, rate) => {
+      fc.property(workloadArb(30), fc.double({ min: 0.1, max: 5, noNaN: true }), fc.integer({ min: 1, max: 120 }), (work, rate, dbsPerInfoRequest) => {
         const models = new Map(Array.from({ length: 30 }, (_, i) => [`db${i}`, { fileBytes0: 2e6, activeBytes0: 1e6, fileBytesPerUpdate: 50_000, activeBytesPerUpdate: 0 }]));
-        const d = new Driver(policyOnly({ check_requests_per_sec: String(rate) }), models);
+        // A server whose `[chttpd] max_db_number_for_dbs_info_req` is below 100 gets smaller batches, each on its own token.
+        const d = new Driver({ ...policyOnly({ check_requests_per_sec: String(rate) }), dbsPerInfoRequest }, models);
         for (const { db, gapMs } of work) {
           d.advanceTo(d.nowMs + gapMs);
           d.update(`db${db}`);
