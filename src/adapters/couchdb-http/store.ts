@@ -103,7 +103,8 @@ export class CouchStore implements Store, DbListing {
   /**
    * Keys per `POST /_dbs_info`: the configured number, halved each time the
    * server refuses a request as `too_many_keys` (its limit is lower than
-   * upholster was told). An own field, read by the daemon at its start.
+   * upholster was told). An own field: the daemon reads it at its start and
+   * after every answer, and packs its checks to it.
    */
   dbInfosBatchSize: number;
 
