@@ -183,6 +183,8 @@ export interface DbListing {
   listDbsAfter(after: DbName | undefined, limit: number): Promise<DbName[]>;
   /** Each existing db's update seq, opaque (CouchDB `N-g1AAA...`); missing dbs are absent. Batched where the store can. */
   dbUpdateSeqs(dbs: readonly DbName[]): Promise<Map<DbName, string>>;
+  /** Dbs one request of `dbUpdateSeqs` reads (as `CompactionStore.dbInfosBatchSize`); absent: 100. */
+  readonly dbInfosBatchSize?: number | undefined;
 }
 
 /** A store that can do both: what the runtime is given. */

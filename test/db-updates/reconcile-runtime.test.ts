@@ -22,7 +22,7 @@ interface ListingCall {
 }
 
 /** The real store, its listing calls recorded with their (virtual) time. */
-function recorded(store: MemoryStore, scheduler: VirtualScheduler): { store: DocumentStore & DbListing; calls: ListingCall[] } {
+function recorded(store: MemoryStore, scheduler: VirtualScheduler, dbsPerRequest = 100): { store: DocumentStore & DbListing; calls: ListingCall[] } {
   const calls: ListingCall[] = [];
   return {
     calls,
@@ -37,9 +37,10 @@ function recorded(store: MemoryStore, scheduler: VirtualScheduler): { store: Doc
         return store.listDbsAfter(after, limit);
       },
       dbUpdateSeqs: (dbs) => {
-        for (let i = 0; i < dbs.length; i += 100) calls.push({ atMs: scheduler.nowMs(), method: "dbUpdateSeqs" });
+        for (let i = 0; i < dbs.length; i += dbsPerRequest) calls.push({ atMs: scheduler.nowMs(), method: "dbUpdateSeqs" });
         return store.dbUpdateSeqs(dbs);
       },
+      dbInfosBatchSize: dbsPerRequest,
     },
   };
 }
@@ -56,9 +57,9 @@ const iniWith = (gc: Record<string, string>): IniSections => ({
   global_changes: { max_event_delay: "25", max_write_delay: "25", ...gc },
 });
 
-async function start(store: MemoryStore, scheduler: VirtualScheduler, state: MemoryStatePort, gc: Record<string, string> = {}): Promise<Running> {
+async function start(store: MemoryStore, scheduler: VirtualScheduler, state: MemoryStatePort, gc: Record<string, string> = {}, dbsPerRequest = 100): Promise<Running> {
   const ini = iniWith(gc);
-  const { store: listing, calls } = recorded(store, scheduler);
+  const { store: listing, calls } = recorded(store, scheduler, dbsPerRequest);
   const authenticator = await createLocalAuthenticator({ config: ini, clock: scheduler });
   const subsystem = dbUpdatesSubsystem({ store: listing, scheduler, config: ini, logger: silentLogger, authenticator, state });
   const source = store.createEventSource();
@@ -122,6 +123,20 @@ describe("reconciliation at scale: 100,000 dbs", () => {
     expect(peakCallsPerSecond(r.calls.slice(before, before + 200))).toBeLessThanOrEqual(10);
     await r.subsystem.stop();
   }, 240_000);
+
+  it("a listing that reads fewer dbs a request (a server's lower max_db_number_for_dbs_info_req) is paced by the requests it really makes", async () => {
+    const scheduler = new VirtualScheduler();
+    const store = createMemoryStore({ scheduler, autoIndexDelayMs: false });
+    for (let i = 0; i < 3_000; i++) store.createDb(`userdb-${i.toString(16).padStart(6, "0")}`);
+    const r = await start(store, scheduler, createMemoryStatePort(), {}, 10);
+    await advanceUntil(scheduler, passDone(r), 1_000);
+    expect(r.subsystem.metrics().known_dbs).toBe(3_000);
+    // 31 pages: each one `_all_dbs` and ten `_dbs_info` of 10 names, at 10 calls a second.
+    expect(r.calls.filter((c) => c.method === "dbUpdateSeqs").length).toBeGreaterThanOrEqual(300);
+    expect(peakCallsPerSecond(r.calls)).toBeLessThanOrEqual(11);
+    expect(scheduler.nowMs()).toBeGreaterThanOrEqual(30_000);
+    await r.subsystem.stop();
+  });
 });
 
 describe("reconciliation: restarts", () => {

@@ -106,7 +106,7 @@ export interface Reconciler {
   metrics(): ReconcilerMetrics;
 }
 
-/** `_dbs_info` takes 100 names a call (CouchDB's `max_db_number_for_dbs_info_req`). */
+/** `_dbs_info` takes 100 names a call (CouchDB's `max_db_number_for_dbs_info_req`), unless the listing says fewer. */
 const SEQS_PER_CALL = 100;
 /** Live events remembered during one page; beyond, the page is read again later instead. */
 const MAX_TOUCHED = 10_000;
@@ -237,7 +237,8 @@ export function createReconciler(o: ReconcilerOptions): Reconciler {
         await caughtUp();
       }
       const seqs = read.length === 0 ? new Map<string, string>() : await o.listing.dbUpdateSeqs(read);
-      calls += Math.ceil(read.length / SEQS_PER_CALL);
+      // Counted after the call: a CouchDB listing may have learnt a smaller batch from the server meanwhile.
+      calls += Math.ceil(read.length / (o.listing.dbInfosBatchSize ?? SEQS_PER_CALL));
       await settle(
         left.filter((db) => touchedOverflow || !touched.has(db)),
         seqs,

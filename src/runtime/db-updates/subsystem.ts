@@ -57,7 +57,14 @@ const isLocal = (a: Authenticator | LocalAuthenticator): a is LocalAuthenticator
 const listingOf = (store: DocumentStore & Partial<DbListing>): DbListing | undefined => {
   const { listDbsAfter, dbUpdateSeqs } = store;
   if (listDbsAfter === undefined || dbUpdateSeqs === undefined) return undefined;
-  return { listDbsAfter: listDbsAfter.bind(store), dbUpdateSeqs: dbUpdateSeqs.bind(store) };
+  return {
+    listDbsAfter: listDbsAfter.bind(store),
+    dbUpdateSeqs: dbUpdateSeqs.bind(store),
+    // Read when asked: a CouchDB store learns a smaller `_dbs_info` batch from the server.
+    get dbInfosBatchSize() {
+      return store.dbInfosBatchSize;
+    },
+  };
 };
 
 export function dbUpdatesSubsystem(options: DbUpdatesSubsystemOptions): DbUpdatesSubsystem {
