@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryStore, type MemoryStore } from "../../../src/adapters/memory/index.js";
 import { compactionDurationMs, copyDurationMs, dbCompactionCost, viewCompactionCost } from "../../../src/adapters/memory/storage-model.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
+import type { JobHandle, JobOutcome } from "../../../src/ports/store.js";
 
 function world(): { scheduler: VirtualScheduler; store: MemoryStore } {
   const scheduler = new VirtualScheduler({ startMs: 1_000_000 });
@@ -27,6 +28,20 @@ function withView(store: MemoryStore, db: string): void {
   store.putDesignDoc(db, "_design/v", { views: { by_round: { map: "function (doc) { emit(doc.round, 1); }" } } });
 }
 
+/** A job's handle settles `durationMs` from now, not a millisecond sooner (`meanwhile` runs then): its outcome. */
+async function settlesAfter(scheduler: VirtualScheduler, handle: JobHandle, durationMs: number, meanwhile?: () => Promise<void>): Promise<JobOutcome> {
+  let settled = false;
+  void handle.done.then(() => {
+    settled = true;
+  });
+  scheduler.advanceBy(durationMs - 1);
+  await Promise.resolve();
+  expect(settled).toBe(false);
+  await meanwhile?.();
+  scheduler.advanceBy(1);
+  return handle.done;
+}
+
 describe("memory store: compaction jobs", () => {
   it("takes startup + live bytes / throughput on the scheduler; compactionRunning meanwhile", async () => {
     await fc.assert(
@@ -37,17 +52,10 @@ describe("memory store: compaction jobs", () => {
         if (before === undefined) throw new Error("no db");
         const expectedMs = compactionDurationMs(dbCompactionCost(store.model), before.activeBytes, before.docCount + before.docDelCount);
         const handle = await store.startJob({ kind: "db", db: "db" });
-        let settled = false;
-        void handle.done.then(() => {
-          settled = true;
+        const outcome = await settlesAfter(scheduler, handle, expectedMs, async () => {
+          expect((await store.dbInfo("db"))?.compactionRunning).toBe(true);
+          expect(store.activeTasks()).toHaveLength(1);
         });
-        scheduler.advanceBy(expectedMs - 1);
-        await Promise.resolve();
-        expect(settled).toBe(false);
-        expect((await store.dbInfo("db"))?.compactionRunning).toBe(true);
-        expect(store.activeTasks()).toHaveLength(1);
-        scheduler.advanceBy(1);
-        const outcome = await handle.done;
         expect(outcome).toEqual({ ok: true, reclaimedBytes: before.fileBytes - ((await store.dbInfo("db"))?.fileBytes ?? NaN) });
         expect((await store.dbInfo("db"))?.compactionRunning).toBe(false);
         expect(store.activeTasks()).toEqual([]);
@@ -133,15 +141,7 @@ describe("memory store: compaction jobs", () => {
         if (before === undefined) throw new Error("no index");
         const expectedMs = compactionDurationMs(viewCompactionCost(store.model), before.activeBytes, docs);
         const handle = await store.startJob({ kind: "view", db: "db", ddoc: "_design/v" });
-        let settled = false;
-        void handle.done.then(() => {
-          settled = true;
-        });
-        scheduler.advanceBy(expectedMs - 1);
-        await Promise.resolve();
-        expect(settled).toBe(false);
-        scheduler.advanceBy(1);
-        expect(await handle.done).toMatchObject({ ok: true });
+        expect(await settlesAfter(scheduler, handle, expectedMs)).toMatchObject({ ok: true });
       }),
       { numRuns: 15 },
     );
