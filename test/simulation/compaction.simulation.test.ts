@@ -108,7 +108,15 @@ interface Busy {
 }
 const BUSY: Busy = { maxLateMs: 3_000, maxEarlyMs: 1_000, maxLatencyMs: 2_000 };
 
-async function simulate(seed: number, busy?: Busy, jobLookIntervalMs?: number): Promise<{ violations: Violation[]; starts: number; leftQualifying: string[] }> {
+interface Mode {
+  readonly busy?: Busy | undefined;
+  /** The store's `jobLookIntervalMs`: compaction ends seen only by info reads. */
+  readonly jobLookIntervalMs?: number | undefined;
+  /** The store's `dbInfosBatchSize`: a server that takes this many dbs a `_dbs_info` (CouchDB's max_db_number_for_dbs_info_req). */
+  readonly dbsPerInfoRequest?: number | undefined;
+}
+
+async function simulate(seed: number, { busy, jobLookIntervalMs, dbsPerInfoRequest }: Mode): Promise<{ violations: Violation[]; starts: number; leftQualifying: string[] }> {
   const random = createRandom(seed);
   // Jitter and latency draw from their own seeded stream, so the workload is the same in both modes.
   const noise = createRandom(seed ^ 0x5eed);
@@ -173,7 +181,13 @@ async function simulate(seed: number, busy?: Busy, jobLookIntervalMs?: number): 
   const observed: CompactionStore = {
     listDbs: () => served.listDbs(),
     dbInfo: (db) => served.dbInfo(db),
-    dbInfos: (dbs) => served.dbInfos!(dbs),
+    dbInfos: (dbs) => {
+      if (dbsPerInfoRequest !== undefined && dbs.length > dbsPerInfoRequest) fail(`one dbInfos call named ${dbs.length} dbs; the store takes ${dbsPerInfoRequest}`);
+      return served.dbInfos!(dbs);
+    },
+    // What the store says of itself reaches the daemon (an observer that dropped jobLookIntervalMs left the watcher to see every end).
+    jobLookIntervalMs: served.jobLookIntervalMs,
+    dbInfosBatchSize: dbsPerInfoRequest,
     designDocs: (db) => served.designDocs(db),
     viewIndexInfo: (db, ddoc) => served.viewIndexInfo(db, ddoc),
     startJob: (object): Promise<JobHandle> => {
@@ -195,6 +209,7 @@ async function simulate(seed: number, busy?: Busy, jobLookIntervalMs?: number): 
   });
   daemonRef.current = daemon;
   await daemon.start();
+  expect(daemon.inspect().config.jobLookIntervalMs).toBe(jobLookIntervalMs ?? 0);
 
   // Time to let every answer in flight land and every late timer fire.
   const settleMs = busy === undefined ? 0 : busy.maxLateMs + 2 * busy.maxLatencyMs + 1;
@@ -283,11 +298,13 @@ describe("simulation: the compaction daemon under randomized churn", () => {
     { name: `busy machine: timers up to ${BUSY.maxLateMs} ms late or ${BUSY.maxEarlyMs} ms early, answers up to ${BUSY.maxLatencyMs} ms late in random order`, busy: BUSY },
     // As on CouchDB: no event tells a db compaction's end; the daemon's looks (or the watcher's own read) see it.
     { name: "busy machine, compaction ends seen only by info reads (looks every 1 s, as on CouchDB)", busy: BUSY, jobLookIntervalMs: 1_000 },
+    // A CouchDB whose [chttpd] max_db_number_for_dbs_info_req is 3: no check batch may name more.
+    { name: "busy machine, looks every 1 s, 3 dbs a _dbs_info", busy: BUSY, jobLookIntervalMs: 1_000, dbsPerInfoRequest: 3 },
   ];
   for (const seed of seeds())
     for (const mode of modes) {
     it(`seed ${seed}, ${mode.name}: invariants hold at every start; no channel idles with work; nothing qualifying is left once churn stops`, async () => {
-      const { violations, starts, leftQualifying } = await simulate(seed, mode.busy, mode.jobLookIntervalMs);
+      const { violations, starts, leftQualifying } = await simulate(seed, mode);
       const replay = `replay: SIM_SEED=${seed} npx vitest run test/simulation`;
       expect(violations, `${replay}\n${JSON.stringify(violations.slice(0, 10), null, 2)}`).toEqual([]);
       expect(leftQualifying, replay).toEqual([]);
