@@ -7,12 +7,15 @@
  * property checked at the end (once the churn stops, nothing that qualifies
  * is left uncompacted).
  *
- * Each seed runs twice: with punctual timers and prompt answers, and on a
- * "busy machine" where timers fire early or late by a random amount and every
- * store answer (infos, listings, job starts and ends) comes back late and in
- * a random order. On both, no channel may sit idle while its queue holds a
- * startable item, and once the churn stops every qualifying db is compacted
- * without an operator's nudge (the bug class of issue #7: a lost tick).
+ * Each seed runs four ways (`modes`, below): with punctual timers and prompt
+ * answers; on a "busy machine" where timers fire early or late by a random
+ * amount and every store answer (infos, listings, job starts and ends) comes
+ * back late and in a random order; on that machine with db compaction ends
+ * seen only by info reads, as on CouchDB; and that again with a store taking
+ * 3 dbs per `_dbs_info`. On all, no channel may sit idle while its queue
+ * holds a startable item, and once the churn stops every qualifying db is
+ * compacted without an operator's nudge (the bug class of issue #7: a lost
+ * tick).
  *
  * Everything random comes from one seed. A failure prints it; replay with
  *   SIM_SEED=<seed> npx vitest run test/simulation
