@@ -176,6 +176,7 @@ export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
       vendor: s.capabilities.vendor,
       ...(s.capabilities.version !== undefined ? { version: s.capabilities.version } : {}),
       dbsInfo: s.capabilities.dbsInfo,
+      dbsInfoKeysPerRequest: s.dbsInfoKeysPerRequest,
       requests: s.requests,
       retries: s.retries,
     };

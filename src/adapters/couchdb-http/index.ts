@@ -58,6 +58,8 @@ export interface CouchStoreStatus {
   readonly server: string;
   readonly health: HealthSnapshot;
   readonly capabilities: ServerCapabilities;
+  /** Dbs per `POST /_dbs_info` now: the configured number, or less once the server refused it (too_many_keys). */
+  readonly dbsInfoKeysPerRequest: number;
   readonly granularity: Granularity;
   readonly requests: number;
   readonly retries: number;
@@ -114,6 +116,7 @@ export const createCouchStore = (options: CouchStoreOptions): CouchStoreHandle =
       server: client.label,
       health: client.health.snapshot(),
       capabilities: { ...store.capabilities },
+      dbsInfoKeysPerRequest: store.dbInfosBatchSize,
       granularity,
       requests: client.stats.requests,
       retries: client.stats.retries,

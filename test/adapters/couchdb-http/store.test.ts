@@ -86,12 +86,14 @@ describe("db info", () => {
 
   it("a server with a lower [chttpd] max_db_number_for_dbs_info_req: too_many_keys halves the batch until it is taken, says which key to set, and is remembered", async () => {
     dbsInfoWithLimit(30);
-    const { store, close, logger } = make();
+    const { store, close, logger, status } = make();
+    expect(status().dbsInfoKeysPerRequest).toBe(100);
     const names = Array.from({ length: 70 }, (_, i) => `db_${i}`);
     const infos = await store.dbInfos?.(names);
     expect([...(infos?.keys() ?? [])]).toEqual(names);
     expect(keysPerPost()).toEqual([70, 35, 17, 17, 17, 17, 2]);
     expect(store.dbInfosBatchSize).toBe(17);
+    expect(status().dbsInfoKeysPerRequest).toBe(17);
     const warnings = logger.lines.filter((l) => l.level === "warn");
     expect(warnings).toHaveLength(2);
     expect(warnings[0]?.msg).toContain("[chttpd] max_db_number_for_dbs_info_req");
