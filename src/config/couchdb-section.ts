@@ -36,7 +36,7 @@
  *   max_db_number_for_dbs_info_req  100: dbs per `POST /_dbs_info`; the
  *                        daemon packs its checks to it. A server whose
  *                        limit is lower answers too_many_keys: upholster
- *                        then halves its batch and warns.
+ *                        then warns and finds the server's limit.
  *
  * The url may carry a password: a rejected url is reported without it.
  */

@@ -40,7 +40,8 @@ export interface CouchStoreOptions {
   /**
    * Keys per `POST /_dbs_info` (default 100): the server's `[chttpd]
    * max_db_number_for_dbs_info_req`. A server that refuses as many
-   * (`too_many_keys`) is asked for half as many, with a warning.
+   * (`too_many_keys`) is asked for fewer until its exact limit is found
+   * (dbs-info-limit.ts), with a warning.
    */
   readonly dbsInfoMaxKeys?: number | undefined;
   /** `_db_updates` heartbeat (default 10 000 ms); the feed reconnects after 3 missed ones. */

@@ -41,6 +41,7 @@ import { clusteredDbOf, listShards, parseShardObjectName, shardPath } from "./sh
 import { seqString } from "./seq.js";
 import { compareDbNames } from "../../core/db-updates/db-order.js";
 import { RecentInfos } from "./recent-infos.js";
+import { DbsInfoLimit } from "./dbs-info-limit.js";
 
 export type Granularity = "database" | "shard";
 
@@ -100,17 +101,20 @@ export class CouchStore implements Store, DbListing {
    */
   readonly jobLookIntervalMs: number | undefined;
 
+  /** The server's `_dbs_info` key limit as its answers tell it (dbs-info-limit.ts). */
+  private readonly dbsInfoLimit: DbsInfoLimit;
   /**
-   * Keys per `POST /_dbs_info`: the configured number, halved each time the
-   * server refuses a request as `too_many_keys` (its limit is lower than
-   * upholster was told). An own field: the daemon reads it at its start and
-   * after every answer, and packs its checks to it.
+   * Keys per `POST /_dbs_info`: the configured number until the server
+   * refuses a request as `too_many_keys` (its limit is lower than upholster
+   * was told), then what `dbsInfoLimit` learns. An own field: the daemon
+   * reads it at its start and after every answer, and packs its checks to it.
    */
   dbInfosBatchSize: number;
 
   constructor(private readonly o: StoreOptions) {
     this.jobLookIntervalMs = this.shardMode ? undefined : o.jobPollIntervalMs;
-    this.dbInfosBatchSize = Math.max(1, Math.floor(o.dbsInfoMaxKeys ?? defaultDbsInfoMaxKeys));
+    this.dbsInfoLimit = new DbsInfoLimit(o.dbsInfoMaxKeys ?? defaultDbsInfoMaxKeys);
+    this.dbInfosBatchSize = this.dbsInfoLimit.keysPerRequest;
   }
 
   /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
@@ -226,7 +230,7 @@ export class CouchStore implements Store, DbListing {
         const keys = dbs.slice(i, i + this.dbInfosBatchSize);
         const res = await this.o.client.call({ method: "POST", path: "/_dbs_info", body: { keys }, accept: [400, 404, 405] });
         if (keys.length > 1 && isTooManyKeys(res)) {
-          this.learnSmallerBatch(keys.length);
+          this.noteDbsInfoRefused(keys.length);
           continue;
         }
         if (res.status !== 200) {
@@ -237,6 +241,7 @@ export class CouchStore implements Store, DbListing {
           break;
         }
         i += keys.length;
+        this.noteDbsInfoAnswered(keys.length);
         for (const entry of decodeBody(DbsInfoBody, res.body, "POST /_dbs_info")) {
           if ("info" in entry) out.set(entry.key, this.noted(toDbInfo(entry.key, entry.info, this.o.compactedSeqs.get(entry.key), "POST /_dbs_info"), entry.info));
         }
@@ -253,14 +258,35 @@ export class CouchStore implements Store, DbListing {
     return out;
   }
 
-  /** The server refused `refused` keys in one `_dbs_info`: ask for half as many from now on, and say which key to set. */
-  private learnSmallerBatch(refused: number): void {
-    this.dbInfosBatchSize = Math.max(1, Math.floor(refused / 2));
-    this.o.logger.warn(
-      { refusedKeys: refused, keysPerRequest: this.dbInfosBatchSize },
-      "CouchDB refused a POST /_dbs_info as too_many_keys: its [chttpd] max_db_number_for_dbs_info_req is lower than upholster's; " +
-        "sending fewer keys a request from now on (set [chttpd] max_db_number_for_dbs_info_req in upholster's config to the server's value)",
-    );
+  /** The server refused `keys` keys in one `_dbs_info`: ask for fewer, and say (once) which key to set. */
+  private noteDbsInfoRefused(keys: number): void {
+    const wasSettled = this.dbsInfoLimit.settled;
+    const refusal = this.dbsInfoLimit.refuse(keys);
+    const fields = { refusedKeys: keys, keysPerRequest: this.dbsInfoLimit.keysPerRequest };
+    if (refusal === "probe") this.o.logger.debug(fields, "CouchDB refused a probe of its _dbs_info key limit");
+    else {
+      this.o.logger.warn(
+        fields,
+        `CouchDB refused a POST /_dbs_info as too_many_keys: its [chttpd] max_db_number_for_dbs_info_req is ${refusal === "fell" ? "lower than it was" : "lower than upholster's"}; ` +
+          "sending fewer keys a request, and finding its limit (set [chttpd] max_db_number_for_dbs_info_req in upholster's config to the server's value)",
+      );
+    }
+    this.learnt(wasSettled);
+  }
+
+  /** The server answered `keys` keys. */
+  private noteDbsInfoAnswered(keys: number): void {
+    const wasSettled = this.dbsInfoLimit.settled;
+    this.dbsInfoLimit.accept(keys);
+    this.learnt(wasSettled);
+  }
+
+  /** Packs to what `dbsInfoLimit` says now; says so once it knows the limit after a refusal. */
+  private learnt(wasSettled: boolean): void {
+    this.dbInfosBatchSize = this.dbsInfoLimit.keysPerRequest;
+    if (!wasSettled && this.dbsInfoLimit.settled) {
+      this.o.logger.info({ keysPerRequest: this.dbInfosBatchSize }, "learnt CouchDB's POST /_dbs_info key limit ([chttpd] max_db_number_for_dbs_info_req)");
+    }
   }
 
   async designDocs(db: string): Promise<DesignDoc[]> {

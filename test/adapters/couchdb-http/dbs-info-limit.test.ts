@@ -2,7 +2,7 @@
  * A CouchDB whose `[chttpd] max_db_number_for_dbs_info_req` is below the 100
  * keys upholster sends by default: on the real server of COUCHDB_URL (set
  * there for the test through `_node/_local/_config`, then removed), the
- * store learns the limit from its too_many_keys answers, and one told the
+ * store learns the exact limit from its answers, and one told the
  * limit (`dbsInfoMaxKeys`) never asks for more. Loopback replay tests of the
  * same rules are in store.test.ts.
  */
@@ -16,10 +16,11 @@ const LIMIT_PATH = "/_node/_local/_config/chttpd/max_db_number_for_dbs_info_req"
 const SERVER_LIMIT = 7;
 
 describe.skipIf(liveCouchUrl === undefined)("POST /_dbs_info on a real CouchDB with a lower max_db_number_for_dbs_info_req (COUCHDB_URL)", () => {
-  it("too_many_keys halves the batch until the server takes it; every db is read; told the limit, no request is refused", async () => {
+  it("too_many_keys narrows the batch to the server's limit; every db is read; told the limit, no request is refused", async () => {
     const prefix = `dbs-info-limit-${Date.now().toString(36)}-`;
     const dbs = Array.from({ length: 20 }, (_, i) => `${prefix}${String(i).padStart(2, "0")}`);
-    const learning = createCouchStore({ url: liveCouchUrl ?? "", logger: createRecordingLogger(), state: createMemoryStatePort() });
+    const learningLogger = createRecordingLogger();
+    const learning = createCouchStore({ url: liveCouchUrl ?? "", logger: learningLogger, state: createMemoryStatePort() });
     const logger = createRecordingLogger();
     const told = createCouchStore({ url: liveCouchUrl ?? "", logger, state: createMemoryStatePort(), dbsInfoMaxKeys: SERVER_LIMIT });
     try {
@@ -29,8 +30,10 @@ describe.skipIf(liveCouchUrl === undefined)("POST /_dbs_info on a real CouchDB w
 
       const infos = await learning.store.dbInfos?.(dbs);
       expect([...(infos?.keys() ?? [])].sort()).toEqual(dbs);
-      // 20 refused, 10 refused, then 5 a request.
-      expect(learning.store.dbInfosBatchSize).toBe(5);
+      // 20 and 10 refused, 5 and 7 taken, 8 refused: the server's limit, exactly.
+      expect(learning.store.dbInfosBatchSize).toBe(SERVER_LIMIT);
+      expect(learningLogger.lines.filter((l) => l.level === "warn")).toHaveLength(1);
+      expect(learningLogger.lines.filter((l) => l.msg.startsWith("learnt CouchDB's POST /_dbs_info key limit")).map((l) => l.fields["keysPerRequest"])).toEqual([SERVER_LIMIT]);
 
       const toldInfos = await told.store.dbInfos?.(dbs);
       expect([...(toldInfos?.keys() ?? [])].sort()).toEqual(dbs);

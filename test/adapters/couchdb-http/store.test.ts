@@ -84,22 +84,26 @@ describe("db info", () => {
     });
   const keysPerPost = () => server.requests.filter((r) => r.path === "/_dbs_info").map((r) => (JSON.parse(r.body) as { keys: string[] }).keys.length);
 
-  it("a server with a lower [chttpd] max_db_number_for_dbs_info_req: too_many_keys halves the batch until it is taken, says which key to set, and is remembered", async () => {
+  it("a server with a lower [chttpd] max_db_number_for_dbs_info_req: too_many_keys narrows the batch down to the server's exact limit, says once which key to set, and is remembered", async () => {
     dbsInfoWithLimit(30);
     const { store, close, logger, status } = make();
     expect(status().dbsInfoKeysPerRequest).toBe(100);
     const names = Array.from({ length: 70 }, (_, i) => `db_${i}`);
-    const infos = await store.dbInfos?.(names);
-    expect([...(infos?.keys() ?? [])]).toEqual(names);
-    expect(keysPerPost()).toEqual([70, 35, 17, 17, 17, 17, 2]);
-    expect(store.dbInfosBatchSize).toBe(17);
-    expect(status().dbsInfoKeysPerRequest).toBe(17);
+    expect([...((await store.dbInfos?.(names))?.keys() ?? [])]).toEqual(names);
+    // Refused at 70 and 35; 17 taken, then the middle of 17..34 (26) and what was left (27).
+    expect(keysPerPost()).toEqual([70, 35, 17, 26, 27]);
+    expect([...((await store.dbInfos?.(names))?.keys() ?? [])]).toEqual(names);
+    // 31 refused, 29 and 30 taken: the limit is 30 exactly.
+    expect(keysPerPost().slice(5)).toEqual([31, 29, 30, 11]);
+    expect(store.dbInfosBatchSize).toBe(30);
+    expect(status().dbsInfoKeysPerRequest).toBe(30);
     const warnings = logger.lines.filter((l) => l.level === "warn");
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
     expect(warnings[0]?.msg).toContain("[chttpd] max_db_number_for_dbs_info_req");
-    // Learnt: the next call asks for 17 a request from the first.
-    await store.dbInfos?.(names.slice(0, 20));
-    expect(keysPerPost().slice(7)).toEqual([17, 3]);
+    expect(logger.lines.filter((l) => l.msg.startsWith("learnt CouchDB's POST /_dbs_info key limit"))).toHaveLength(1);
+    // Learnt: the next call asks for 30 a request, and nothing is refused.
+    await store.dbInfos?.(names);
+    expect(keysPerPost().slice(9)).toEqual([30, 30, 10]);
     await close();
   });
 
