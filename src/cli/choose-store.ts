@@ -162,8 +162,11 @@ function sessionAuthFrom(url: string): CouchAuth | undefined {
  * health (`reachable` / `outage`) and the event mode next to smoosh's queues.
  */
 export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
+  // Which server this is (vendor, version) is asked once, at start and again from status until it answered (a server down then).
+  const probe = (): void => void handle.store.probe().catch(() => undefined);
   const status = () => {
     const s = handle.status();
+    if (s.capabilities.vendor === "unknown") probe();
     const events = handle.events.status();
     return {
       server: s.server,
@@ -183,7 +186,7 @@ export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
   };
   return {
     name: "couchdb",
-    start: async () => undefined,
+    start: async () => probe(),
     stop: async () => undefined,
     handleStoreEvent: () => undefined,
     routes: [],
