@@ -45,6 +45,7 @@ import type { Either } from "fp-ts/lib/Either.js";
 import { BooleanFromString, orErrors, readValue, type ConfigError, type IniSections } from "../core/shared/ini.js";
 import { redactUrl } from "../adapters/couchdb-http/redact.js";
 import { FileCompressionCodec, type FileCompression } from "../adapters/memory/compression.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST } from "../core/shared/dbs-info.js";
 
 export const COUCHDB_SECTION = "couchdb";
 export const CHTTPD_SECTION = "chttpd";
@@ -85,7 +86,7 @@ export const defaultCouchSettings: CouchSettings = {
   sessionAuth: false,
   caFile: undefined,
   fileCompression: "snappy",
-  dbsInfoMaxKeys: 100,
+  dbsInfoMaxKeys: DEFAULT_DBS_PER_INFO_REQUEST,
 };
 
 const CouchUrlFromString = new t.Type<string, string, unknown>(

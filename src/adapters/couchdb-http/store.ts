@@ -42,6 +42,7 @@ import { seqString } from "./seq.js";
 import { compareDbNames } from "../../core/db-updates/db-order.js";
 import { RecentInfos } from "./recent-infos.js";
 import { DbsInfoLimit } from "./dbs-info-limit.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST } from "../../core/shared/dbs-info.js";
 
 export type Granularity = "database" | "shard";
 
@@ -70,8 +71,6 @@ export interface ServerCapabilities {
   allDbsPaging: boolean;
 }
 
-/** `POST /_dbs_info` takes at most 100 keys by default (CouchDB's `[chttpd] max_db_number_for_dbs_info_req`). */
-export const defaultDbsInfoMaxKeys = 100;
 /** Parallel `GET /{db}` where `_dbs_info` is missing. */
 const perDbConcurrency = 8;
 
@@ -113,7 +112,7 @@ export class CouchStore implements Store, DbListing {
 
   constructor(private readonly o: StoreOptions) {
     this.jobLookIntervalMs = this.shardMode ? undefined : o.jobPollIntervalMs;
-    this.dbsInfoLimit = new DbsInfoLimit(o.dbsInfoMaxKeys ?? defaultDbsInfoMaxKeys);
+    this.dbsInfoLimit = new DbsInfoLimit(o.dbsInfoMaxKeys ?? DEFAULT_DBS_PER_INFO_REQUEST);
     this.dbInfosBatchSize = this.dbsInfoLimit.keysPerRequest;
   }
 

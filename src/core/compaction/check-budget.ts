@@ -10,8 +10,7 @@ export interface CheckBudget {
   readonly atMs: number;
 }
 
-/** CouchDB's `[chttpd] max_db_number_for_dbs_info_req` default: dbs per `_dbs_info` request. */
-export const DEFAULT_DBS_PER_INFO_REQUEST = 100;
+export { DEFAULT_DBS_PER_INFO_REQUEST } from "../shared/dbs-info.js";
 
 export const fullBudget = (ratePerSec: number, nowMs: number): CheckBudget => ({ tokens: capacityOf(ratePerSec), atMs: nowMs });
 

@@ -29,6 +29,7 @@ import {
 } from "../../core/db-updates/index.js";
 import { cappedExponentialMs } from "../../core/shared/backoff.js";
 import { errorText } from "../../core/shared/error-text.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST } from "../../core/shared/dbs-info.js";
 import type { CancelTimer, Logger, Scheduler } from "../../ports/shell.js";
 import type { DbListing } from "../../ports/store.js";
 import type { KnownDbs } from "./known-dbs.js";
@@ -106,8 +107,6 @@ export interface Reconciler {
   metrics(): ReconcilerMetrics;
 }
 
-/** `_dbs_info` takes 100 names a call (CouchDB's `max_db_number_for_dbs_info_req`), unless the listing says fewer. */
-const SEQS_PER_CALL = 100;
 /** Live events remembered during one page; beyond, the page is read again later instead. */
 const MAX_TOUCHED = 10_000;
 /** Fresh reads of the dbs live events touched during a page (after the first), before they are queued for later. */
@@ -238,7 +237,7 @@ export function createReconciler(o: ReconcilerOptions): Reconciler {
       }
       const seqs = read.length === 0 ? new Map<string, string>() : await o.listing.dbUpdateSeqs(read);
       // Counted after the call: a CouchDB listing may have learnt a smaller batch from the server meanwhile.
-      calls += Math.ceil(read.length / (o.listing.dbInfosBatchSize ?? SEQS_PER_CALL));
+      calls += Math.ceil(read.length / (o.listing.dbInfosBatchSize ?? DEFAULT_DBS_PER_INFO_REQUEST));
       await settle(
         left.filter((db) => touchedOverflow || !touched.has(db)),
         seqs,

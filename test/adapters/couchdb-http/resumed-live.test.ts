@@ -11,13 +11,12 @@ import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import type { StoreEvent } from "../../../src/ports/events.js";
 import { TcpProxy } from "../../support/tcp-proxy.js";
 import { waitFor } from "../../support/wait-for.js";
+import { liveCouchUrl } from "../../support/live-couch.js";
 
-const raw = process.env.COUCHDB_URL;
-const live = raw !== undefined && raw !== "" && /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(new URL(raw).hostname);
 
-describe.skipIf(!live)("CouchDB event source, live: reconnects are announced", () => {
+describe.skipIf(liveCouchUrl === undefined)("CouchDB event source, live: reconnects are announced", () => {
   it("source-resumed after the feed's connection broke and came back, not at the first connection", async () => {
-    const target = new URL(raw ?? "");
+    const target = new URL(liveCouchUrl ?? "");
     const proxy = new TcpProxy(Number(target.port || 5984), target.hostname);
     const port = await proxy.start();
     const viaProxy = new URL(target.toString());
