@@ -160,13 +160,22 @@ function sessionAuthFrom(url: string): CouchAuth | undefined {
 /**
  * Not a worker: a status entry, so `/_upholster/status` shows the server's
  * health (`reachable` / `outage`) and the event mode next to smoosh's queues.
+ * It also asks whether CouchDB's own smoosh and ken run (they would compact
+ * and index beside upholster): at start, and again when the status is read
+ * a minute after the last answer.
  */
 export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
+  const { store } = handle;
   // Which server this is (vendor, version) is asked once, at start and again from status until it answered (a server down then).
-  const probe = (): void => void handle.store.probe().catch(() => undefined);
+  // Its own daemons are asked after that: PouchDB Server has none.
+  const probe = (): void =>
+    void store
+      .probe()
+      .then(() => store.serverDaemons.check(handle.status().capabilities.vendor))
+      .catch(() => undefined);
   const status = () => {
     const s = handle.status();
-    if (s.capabilities.vendor === "unknown") probe();
+    if (s.capabilities.vendor === "unknown" || store.serverDaemons.stale) probe();
     const events = handle.events.status();
     return {
       server: s.server,
@@ -180,6 +189,7 @@ export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
       ...(s.capabilities.version !== undefined ? { version: s.capabilities.version } : {}),
       dbsInfo: s.capabilities.dbsInfo,
       dbsInfoKeysPerRequest: s.dbsInfoKeysPerRequest,
+      serverDaemons: store.serverDaemons.status(),
       requests: s.requests,
       retries: s.retries,
     };

@@ -6,7 +6,9 @@
  * for the middle of what is still possible: a binary search spread over the
  * requests that go out anyway, each refused probe one request spent. It
  * settles on the exact limit after about log2(n) refusals, where halving
- * would stay up to 2x short (twice the requests) for good.
+ * would stay up to 2x short (twice the requests) for good. Where the
+ * server's config can be read (server-daemons.ts), it is told the limit
+ * and nothing is refused.
  */
 export type Refusal = "first" | "probe" | "fell";
 
@@ -15,16 +17,40 @@ export class DbsInfoLimit {
   private accepted = 0;
   /** The fewest keys it refused. */
   private refused = Infinity;
+  /** What upholster was configured with: never asked for beyond. */
+  private readonly configured: number;
   /** What the next request asks for. */
   keysPerRequest: number;
 
   constructor(configured: number) {
-    this.keysPerRequest = Math.max(1, Math.floor(configured));
+    this.configured = Math.max(1, Math.floor(configured));
+    this.keysPerRequest = this.configured;
   }
 
   /** Whether the limit is known exactly (or nothing was ever refused). */
   get settled(): boolean {
     return this.refused === Infinity || this.refused - this.accepted <= 1;
+  }
+
+  /**
+   * The server's config says its limit is `limit`: below what upholster was
+   * configured with, that is the size from now on, known exactly (nothing
+   * refused to learn it). At or above, the configured size again: upholster
+   * never asks for more than it was configured with. The config is the
+   * authority when read (a limit raised since a refusal counts); one lowered
+   * later is still found by refusals.
+   */
+  told(limit: number): void {
+    const keys = Math.max(1, Math.floor(limit));
+    if (keys >= this.configured) {
+      this.accepted = 0;
+      this.refused = Infinity;
+      this.keysPerRequest = this.configured;
+      return;
+    }
+    this.accepted = keys;
+    this.refused = keys + 1;
+    this.retarget();
   }
 
   /** The server answered a request of `keys` keys. */

@@ -67,7 +67,7 @@ export interface CouchStoreStatus {
 }
 
 export interface CouchStoreHandle {
-  readonly store: Store & DbListing & Pick<CouchStore, "activeTasks" | "probe">;
+  readonly store: Store & DbListing & Pick<CouchStore, "activeTasks" | "probe" | "serverDaemons">;
   readonly events: EventSource;
   status(): CouchStoreStatus;
   close(): Promise<void>;

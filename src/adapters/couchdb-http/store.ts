@@ -42,6 +42,7 @@ import { seqString } from "./seq.js";
 import { compareDbNames } from "../../core/db-updates/db-order.js";
 import { RecentInfos } from "./recent-infos.js";
 import { DbsInfoLimit } from "./dbs-info-limit.js";
+import { ServerDaemonsWatch } from "./server-daemons-watch.js";
 import { DEFAULT_DBS_PER_INFO_REQUEST } from "../../core/shared/dbs-info.js";
 
 export type Granularity = "database" | "shard";
@@ -110,10 +111,14 @@ export class CouchStore implements Store, DbListing {
    */
   dbInfosBatchSize: number;
 
+  /** CouchDB's own smoosh and ken, and its `_dbs_info` key limit, read from its config (server-daemons.ts). */
+  readonly serverDaemons: ServerDaemonsWatch;
+
   constructor(private readonly o: StoreOptions) {
     this.jobLookIntervalMs = this.shardMode ? undefined : o.jobPollIntervalMs;
     this.dbsInfoLimit = new DbsInfoLimit(o.dbsInfoMaxKeys ?? DEFAULT_DBS_PER_INFO_REQUEST);
     this.dbInfosBatchSize = this.dbsInfoLimit.keysPerRequest;
+    this.serverDaemons = new ServerDaemonsWatch(o.client, o.logger, o.scheduler, (limit) => this.noteServerDbsInfoLimit(limit));
   }
 
   /** `GET /` once: which server is this. Failure is not cached (the server may be down now). */
@@ -224,6 +229,8 @@ export class CouchStore implements Store, DbListing {
     const useBatch = this.capabilities.dbsInfo && clustered;
     let rest: readonly string[] = dbs;
     if (useBatch) {
+      // A read of the server's config under way brings its key limit: batches sized to it are never refused.
+      await this.serverDaemons.settled();
       rest = [];
       for (let i = 0; i < dbs.length; ) {
         const keys = dbs.slice(i, i + this.dbInfosBatchSize);
@@ -271,6 +278,19 @@ export class CouchStore implements Store, DbListing {
       );
     }
     this.learnt(wasSettled);
+  }
+
+  /** The server's config says its `_dbs_info` key limit (each time it is read): batches fit it from now on. */
+  private noteServerDbsInfoLimit(limit: number): void {
+    const before = this.dbInfosBatchSize;
+    this.dbsInfoLimit.told(limit);
+    this.dbInfosBatchSize = this.dbsInfoLimit.keysPerRequest;
+    if (this.dbInfosBatchSize !== before) {
+      this.o.logger.info(
+        { serverLimit: limit, keysPerRequest: this.dbInfosBatchSize },
+        "CouchDB's [chttpd] max_db_number_for_dbs_info_req, read from its config: packing POST /_dbs_info to it",
+      );
+    }
   }
 
   /** The server answered `keys` keys. */

@@ -72,6 +72,32 @@ describe("the _dbs_info key limit, learnt", () => {
     );
   });
 
+  it("property: told the server's limit (read from its config), whatever was learnt before, it asks for min(configured, limit) with no refusal, and still finds a limit lowered after", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 300 }),
+        (configured, earlier, limit, earlierWants, lowered) => {
+          const learner = new DbsInfoLimit(configured);
+          // Whatever an earlier limit taught it (refusals, a settled size, a search half done)...
+          drive(learner, () => earlier, earlierWants);
+          learner.told(limit);
+          expect(learner.keysPerRequest).toBe(Math.min(configured, limit));
+          expect(learner.settled).toBe(true);
+          // ...the config's limit holds from the first request: nothing refused.
+          expect(drive(learner, () => limit, Array.from({ length: 10 }, () => 1_000))).toBe(0);
+          expect(learner.keysPerRequest).toBe(Math.min(configured, limit));
+          // An operator lowers it later: found by refusals, as without the config.
+          drive(learner, () => lowered, Array.from({ length: 30 }, () => 1_000));
+          expect(learner.keysPerRequest).toBe(Math.min(configured, limit, lowered));
+        },
+      ),
+    );
+  });
+
   it("a server that refuses even two keys ends at one key a request (the store then reads db by db)", () => {
     const learner = new DbsInfoLimit(100);
     expect(drive(learner, () => 1, [100])).toBe(7);

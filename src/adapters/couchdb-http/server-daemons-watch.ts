@@ -1,0 +1,111 @@
+/**
+ * What upholster last learnt of CouchDB's own smoosh and ken (server-daemons.ts):
+ * read at start, again when the status is read a minute or more later (an
+ * operator who switched them off sees it), warned about when one is seen
+ * running where it was not, told when it stops. The `_dbs_info` limit read
+ * with them goes to the store. One read at a time; a failed read keeps the
+ * last answer and is tried again at the next chance.
+ */
+import type { Logger, Scheduler } from "../../ports/shell.js";
+import type { CouchClient } from "./client.js";
+import { kenWarning, readServerDaemons, serverDbsInfoMaxKeys, smooshWarning, type ServerDaemons } from "./server-daemons.js";
+import type { ServerCapabilities } from "./store.js";
+
+/** How old an answer may be before a status read asks again. */
+export const SERVER_DAEMONS_RECHECK_MS = 60_000;
+
+/** The `serverDaemons` field of the `couchdb` status entry. */
+export interface ServerDaemonsStatus {
+  /** `pending`: not read yet; `known`; `unknown` (why in `reason`); `not-couchdb` (PouchDB Server: no such daemons). */
+  readonly state: "pending" | "known" | "unknown" | "not-couchdb";
+  readonly checkedAt?: string;
+  /** `on` when it runs on any node. */
+  readonly smoosh?: "on" | "off";
+  readonly ken?: "on" | "off";
+  /** `node: channel` for every smoosh channel that runs. */
+  readonly smooshChannels?: readonly string[];
+  readonly nodes?: number;
+  readonly reason?: string;
+}
+
+export class ServerDaemonsWatch {
+  private last: ServerDaemons | "not-couchdb" | undefined;
+  private checkedAtMs: number | undefined;
+  private reading: Promise<void> | undefined;
+  /** `smoosh@node` / `ken@node` seen running at the last answer. */
+  private running = new Set<string>();
+
+  constructor(
+    private readonly client: CouchClient,
+    private readonly logger: Logger,
+    private readonly scheduler: Scheduler,
+    /** The server's `_dbs_info` key limit, each time it is read. */
+    private readonly onDbsInfoLimit: (limit: number) => void,
+  ) {}
+
+  /** Read now (unless a read is under way). PouchDB Server has none of these daemons: nothing is asked. Never rejects. */
+  check(vendor: ServerCapabilities["vendor"]): Promise<void> {
+    if (vendor === "pouchdb-server") {
+      this.last = "not-couchdb";
+      return Promise.resolve();
+    }
+    this.reading ??= readServerDaemons(this.client)
+      .then((daemons) => this.learn(daemons))
+      .catch((error: unknown) => this.logger.debug({ error: error instanceof Error ? error.message : String(error) }, "could not read CouchDB's config (its own daemons); will ask again"))
+      .finally(() => {
+        this.reading = undefined;
+      });
+    return this.reading;
+  }
+
+  /** Resolves when no read is under way (the store waits for one before its first `_dbs_info`, so the limit applies from the start). */
+  settled(): Promise<void> {
+    return this.reading ?? Promise.resolve();
+  }
+
+  /** Whether a status read should ask again (never read, or read a minute or more ago). */
+  get stale(): boolean {
+    return this.last !== "not-couchdb" && (this.checkedAtMs === undefined || this.scheduler.nowMs() - this.checkedAtMs >= SERVER_DAEMONS_RECHECK_MS);
+  }
+
+  status(): ServerDaemonsStatus {
+    const last = this.last;
+    if (last === undefined) return { state: "pending" };
+    if (last === "not-couchdb") return { state: "not-couchdb" };
+    const checkedAt = new Date(this.checkedAtMs ?? 0).toISOString();
+    if (last.state === "unknown") return { state: "unknown", checkedAt, reason: last.reason };
+    return {
+      state: "known",
+      checkedAt,
+      smoosh: last.nodes.some((n) => n.smooshChannels.length > 0) ? "on" : "off",
+      ken: last.nodes.some((n) => n.kenRuns) ? "on" : "off",
+      smooshChannels: last.nodes.flatMap((n) => n.smooshChannels.map((c) => `${n.node}: ${c.channel}`)),
+      nodes: last.nodes.length,
+    };
+  }
+
+  private learn(daemons: ServerDaemons): void {
+    this.last = daemons;
+    this.checkedAtMs = this.scheduler.nowMs();
+    if (daemons.state === "unknown") {
+      this.logger.info({ reason: daemons.reason }, "cannot tell whether CouchDB's own smoosh and ken run (reading its config needs a server admin); if they do, they compact and index beside upholster");
+      return;
+    }
+    const limit = serverDbsInfoMaxKeys(daemons);
+    if (limit !== undefined) this.onDbsInfoLimit(limit);
+    const running = new Set<string>();
+    for (const node of daemons.nodes) {
+      this.note(running, `smoosh@${node.node}`, node.smooshChannels.length > 0, () => smooshWarning(node));
+      this.note(running, `ken@${node.node}`, node.kenRuns, () => kenWarning(node));
+    }
+    this.running = running;
+  }
+
+  /** Warn when a daemon is seen running that was not at the last answer; say when one stopped. */
+  private note(running: Set<string>, key: string, runs: boolean, warning: () => string): void {
+    if (runs) {
+      running.add(key);
+      if (!this.running.has(key)) this.logger.warn({ daemon: key }, warning());
+    } else if (this.running.has(key)) this.logger.info({ daemon: key }, `CouchDB's own ${key.split("@")[0]} is off now on ${key.slice(key.indexOf("@") + 1)}`);
+  }
+}
