@@ -8,6 +8,7 @@ import { isLeft } from "fp-ts/lib/Either.js";
 import { describeErrors } from "../http/body.js";
 import { renderTable } from "./table.js";
 import { renderIndexingStatus } from "./indexing-status.js";
+import { renderServerDaemons } from "./server-daemons-status.js";
 
 const Count = t.number;
 const SmooshStatusBodyC = t.type({
@@ -75,15 +76,16 @@ export async function fetchStatusText(options: StatusOptions): Promise<string> {
   if (isLeft(decoded)) throw new Error(`unexpected status from ${base}: ${describeErrors(decoded.left)}`);
   if (options.json === true) return JSON.stringify(decoded.right, null, 2);
   const rows = Object.entries(decoded.right.channels).map(([name, c]) => [name, c.active, c.starting, c.waiting.size, c.waiting.min, c.waiting.max]);
-  const indexing = await fetchIndexingText(base, headers);
-  return [renderTable(["channel", "active", "starting", "waiting", "min", "max"], rows), ...(indexing === undefined ? [] : ["", indexing])].join("\n");
+  const upholsterStatus = await fetchUpholsterStatus(base, headers);
+  const sections = [renderIndexingStatus(upholsterStatus), renderServerDaemons(upholsterStatus)].filter((text) => text !== undefined);
+  return [renderTable(["channel", "active", "starting", "waiting", "min", "max"], rows), ...sections.flatMap((text) => ["", text])].join("\n");
 }
 
-/** upholster's indexing status, when the server is an upholster (CouchDB has no `/_upholster/status`: nothing). */
-async function fetchIndexingText(base: string, headers: Record<string, string>): Promise<string | undefined> {
+/** upholster's own status, when the server is an upholster (CouchDB has no `/_upholster/status`: undefined, and nothing more is printed). */
+async function fetchUpholsterStatus(base: string, headers: Record<string, string>): Promise<unknown> {
   try {
     const response = await fetch(`${base}/_upholster/status`, { headers });
-    return response.ok ? renderIndexingStatus(await response.json()) : undefined;
+    return response.ok ? await response.json() : undefined;
   } catch {
     return undefined;
   }
