@@ -11,6 +11,9 @@ import type { CouchClient } from "./client.js";
 import { kenWarning, readServerDaemons, serverDbsInfoMaxKeys, smooshWarning, type ServerDaemons } from "./server-daemons.js";
 import type { ServerCapabilities } from "./store.js";
 
+/** How long a `_dbs_info` waits at most for a read of the config under way. */
+export const SETTLE_MAX_WAIT_MS = 5_000;
+
 /** How old an answer may be before a status read asks again. */
 export const SERVER_DAEMONS_RECHECK_MS = 60_000;
 
@@ -58,9 +61,22 @@ export class ServerDaemonsWatch {
     return this.reading;
   }
 
-  /** Resolves when no read is under way (the store waits for one before its first `_dbs_info`, so the limit applies from the start). */
+  /**
+   * Resolves when no read is under way, or after `SETTLE_MAX_WAIT_MS`: the
+   * store waits for one before a `_dbs_info`, so the limit applies from the
+   * first; a read held up by a slow server (retries, timeouts) must not hold
+   * the checks up with it (they then learn the limit from refusals).
+   */
   settled(): Promise<void> {
-    return this.reading ?? Promise.resolve();
+    const reading = this.reading;
+    if (reading === undefined) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const cancel = this.scheduler.setTimeout(resolve, SETTLE_MAX_WAIT_MS);
+      void reading.then(() => {
+        cancel();
+        resolve();
+      });
+    });
   }
 
   /** Whether a status read should ask again (never read, or read a minute or more ago). */

@@ -12,12 +12,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createCouchStore } from "../../../src/adapters/couchdb-http/index.js";
 import { channelRuns, dbsInfoMaxKeysOf, kenRuns, nodeDaemonsOf, smooshChannelNames, type ConfigSection } from "../../../src/adapters/couchdb-http/server-daemons.js";
-import { SERVER_DAEMONS_RECHECK_MS } from "../../../src/adapters/couchdb-http/server-daemons-watch.js";
+import { SERVER_DAEMONS_RECHECK_MS, SETTLE_MAX_WAIT_MS } from "../../../src/adapters/couchdb-http/server-daemons-watch.js";
 import { createRecordingLogger } from "../../../src/adapters/logging/index.js";
 import { createMemoryStatePort } from "../../../src/adapters/state/index.js";
 import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { exchange } from "../../support/fixtures.js";
 import { ReplayServer } from "../../support/replay-server.js";
+import { waitFor } from "../../support/wait-for.js";
 
 const BUILT_IN = ["index_cleanup", "ratio_dbs", "ratio_views", "slack_dbs", "slack_views", "upgrade_dbs", "upgrade_views"];
 
@@ -183,6 +184,31 @@ describe("reading them from a server", () => {
       expect(handle.status().dbsInfoKeysPerRequest).toBe(7);
       expect(logger.lines.filter((l) => l.level === "warn" && l.msg.includes("too_many_keys"))).toEqual([]);
       expect(logger.lines.some((l) => l.msg.startsWith("CouchDB's [chttpd] max_db_number_for_dbs_info_req, read from its config"))).toBe(true);
+      await handle.close();
+    });
+
+    it("a read of the config that hangs holds a _dbs_info up for 5 s at most; the batch then learns the limit from refusals", async () => {
+      server.route("GET", `${NODE_CONFIG}chttpd`, { status: 200, body: {}, silent: true });
+      dbsInfoWithLimit(7);
+      const { handle, scheduler, store } = await make();
+      void store.serverDaemons.check("couchdb");
+      let done = false;
+      const infos = store.dbInfos?.(Array.from({ length: 20 }, (_, i) => `db_${i}`)).then((result) => {
+        done = true;
+        return result;
+      });
+      // The config's requests go out (the last one never answers); the batch waits for them.
+      await waitFor(() => server.count("GET", `${NODE_CONFIG}chttpd`) === 1, "the chttpd section asked for");
+      expect(done).toBe(false);
+      expect(keysPerPost()).toEqual([]);
+      await scheduler.advanceByAsync(SETTLE_MAX_WAIT_MS - 1);
+      expect(done).toBe(false);
+      await scheduler.advanceByAsync(1);
+      expect((await infos)?.size).toBe(20);
+      expect(keysPerPost().map((p) => p.keys)[0]).toBe(20);
+      expect(store.serverDaemons.status()).toEqual({ state: "pending" });
+      // The hung request ends with the server (else closing the client would wait for its timeout).
+      await server.stop();
       await handle.close();
     });
 
