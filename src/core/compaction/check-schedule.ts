@@ -9,6 +9,9 @@
  *   some channel take it; an object far from its threshold waits.
  * - Learn: an object with no growth learnt yet is looked at again after a
  *   few updates (or a short probe time), so the second look teaches the growth.
+ * - Extrapolate within the evidence: a prediction from growth seen over u
+ *   updates stands for at most `EXTRAPOLATION` x u updates more; then the
+ *   object is looked at again (`updatesBeforeLook`).
  * - Cap: a written object is looked at within `max_check_interval_secs`,
  *   whatever the prediction says (growth may change).
  * - Staleness (the seed's meaning): an object already queued is not
@@ -45,6 +48,26 @@ export const PROBE_UPDATES = 3;
 export const probeDelayMs = (settings: ScheduleSettings): number =>
   Math.min(settings.maxCheckIntervalMs, Math.max(5_000, 5 * settings.minCheckIntervalMs));
 
+/**
+ * How many times the updates it was learnt over a growth is trusted for.
+ * Growth can change its nature between two looks: a db filled by a bulk
+ * insert (its live data grows with its file, so the garbage ratio is
+ * predicted never to reach 2), then rewritten by updates (the live data
+ * stops growing and the ratio crosses 2 in a few). Trusted without a bound,
+ * that prediction left such a db uncompacted until `max_check_interval_secs`
+ * (5 minutes; seen on CouchDB 3.4.3 in the daemon contract's outage
+ * scenario). Bounded, the spans between looks grow at most fourfold: an
+ * object that stays far from every threshold costs about log4 of its
+ * updates in looks over its life, not one per update.
+ */
+export const EXTRAPOLATION = 4;
+
+/** Updates after the last check before the object is looked at again: the probe's, or the prediction within the evidence. */
+export const updatesBeforeLook = (watch: Watch): number => {
+  if (watch.growth === undefined) return PROBE_UPDATES;
+  return Math.min(watch.updatesToGo, Math.max(PROBE_UPDATES, EXTRAPOLATION * watch.growth.learntOverUpdates));
+};
+
 /** When the dirty `watch` should be checked next (never earlier than the coalescing window allows). */
 export const nextCheckAtMs = (watch: Watch, settings: ScheduleSettings, queued: boolean): number => {
   const dirtySinceMs = watch.dirtySinceMs ?? Number.POSITIVE_INFINITY;
@@ -58,18 +81,18 @@ export const nextCheckAtMs = (watch: Watch, settings: ScheduleSettings, queued: 
     if (watch.updates >= PROBE_UPDATES) return earliest;
     return Math.min(capAtMs, Math.max(earliest, lastAtMs + probeDelayMs(settings)));
   }
-  return watch.updates >= watch.updatesToGo ? earliest : capAtMs;
+  return watch.updates >= updatesBeforeLook(watch) ? earliest : capAtMs;
 };
 
 /**
  * Whether the updates of a dirty `watch` going up to `updates` change what
- * `nextCheckAtMs` says: it reads the count only against the probe's
- * `PROBE_UPDATES` (no growth learnt yet) or the predicted `updatesToGo`, and
- * not at all before a first check. Most updates cross neither, and then an
- * object already scheduled stays where it is (checks.ts `markDirty`).
+ * `nextCheckAtMs` says: it reads the count only against `updatesBeforeLook`
+ * (the probe's, or the prediction within the evidence), and not at all
+ * before a first check. Most updates do not reach it, and then an object
+ * already scheduled stays where it is (checks.ts `markDirty`).
  */
 export const updatesMatter = (watch: Watch, updates: number): boolean => {
   if (watch.last === undefined) return false;
-  const threshold = watch.growth === undefined ? PROBE_UPDATES : watch.updatesToGo;
+  const threshold = updatesBeforeLook(watch);
   return watch.updates < threshold && updates >= threshold;
 };

@@ -24,6 +24,8 @@ export interface Growth {
   readonly fileBytesPerUpdate: number;
   readonly activeBytesPerUpdate: number;
   readonly seqPerUpdate: number;
+  /** Update events between the two checks that taught it last: how far the evidence reaches (check-schedule.ts, `updatesBeforeLook`). */
+  readonly learntOverUpdates: number;
 }
 
 /** Weight of the newest measurement: recent behaviour counts most, one odd check does not rule. */
@@ -42,6 +44,7 @@ export const learnGrowth = (previous: Observation, next: Observation, updates: n
     fileBytesPerUpdate: smooth(old?.fileBytesPerUpdate, (next.info.fileBytes - previous.info.fileBytes) / updates),
     activeBytesPerUpdate: smooth(old?.activeBytesPerUpdate, (next.info.activeBytes - previous.info.activeBytes) / updates),
     seqPerUpdate: smooth(old?.seqPerUpdate, Math.max(0, seqDelta) / updates),
+    learntOverUpdates: updates,
   };
 };
 
