@@ -3,8 +3,9 @@
  * read at start, again when the status is read a minute or more later (an
  * operator who switched them off sees it), warned about when one is seen
  * running where it was not, told when it stops. The `_dbs_info` limit read
- * with them goes to the store. One read at a time; a failed read keeps the
- * last answer and is tried again at the next chance.
+ * with them goes to the store. One read at a time; a read that fails (the
+ * server unreachable) keeps the last answer and is tried again when the
+ * status is read a minute after it began.
  */
 import type { Logger, Scheduler } from "../../ports/shell.js";
 import type { CouchClient } from "./client.js";
@@ -34,6 +35,8 @@ export interface ServerDaemonsStatus {
 export class ServerDaemonsWatch {
   private last: ServerDaemons | "not-couchdb" | undefined;
   private checkedAtMs: number | undefined;
+  /** When the last read began, answered or not: a status read asks again a minute on (a server down then is not asked at every status read). */
+  private askedAtMs: number | undefined;
   private reading: Promise<void> | undefined;
   /** `smoosh@node` / `ken@node` seen running at the last answer. */
   private running = new Set<string>();
@@ -52,6 +55,7 @@ export class ServerDaemonsWatch {
       this.last = "not-couchdb";
       return Promise.resolve();
     }
+    if (this.reading === undefined) this.askedAtMs = this.scheduler.nowMs();
     this.reading ??= readServerDaemons(this.client)
       .then((daemons) => this.learn(daemons))
       .catch((error: unknown) => this.logger.debug({ error: error instanceof Error ? error.message : String(error) }, "could not read CouchDB's config (its own daemons); will ask again"))
@@ -79,9 +83,9 @@ export class ServerDaemonsWatch {
     });
   }
 
-  /** Whether a status read should ask again (never read, or read a minute or more ago). */
+  /** Whether a status read should ask again (never asked, or asked a minute or more ago). */
   get stale(): boolean {
-    return this.last !== "not-couchdb" && (this.checkedAtMs === undefined || this.scheduler.nowMs() - this.checkedAtMs >= SERVER_DAEMONS_RECHECK_MS);
+    return this.last !== "not-couchdb" && (this.askedAtMs === undefined || this.scheduler.nowMs() - this.askedAtMs >= SERVER_DAEMONS_RECHECK_MS);
   }
 
   status(): ServerDaemonsStatus {

@@ -27,7 +27,7 @@
 import * as t from "io-ts";
 import type { CouchClient } from "./client.js";
 import { decodeBody, Membership } from "./decoders.js";
-import { CouchHttpError } from "./errors.js";
+import { CouchDecodeError, CouchHttpError } from "./errors.js";
 
 /** CouchDB 3.4.3's smoosh_utils: ?BUILT_IN_DB_CHANNELS, ?BUILT_IN_VIEW_CHANNELS, ?BUILT_IN_CLEANUP_CHANNELS. */
 const BUILT_IN_CHANNELS = {
@@ -129,7 +129,11 @@ const readSection = async (client: CouchClient, node: string, section: string): 
   return decodeBody(ConfigSection, (await client.call({ method: "GET", path })).body, `GET ${path}`);
 };
 
-/** Reads every node's daemons. Unreachable servers reject; a refusal (not an admin, no `/_membership`) is an "unknown" answer. */
+/**
+ * Reads every node's daemons. An unreachable server rejects (asked again
+ * later); a refusal (not an admin, no `/_membership`) or a body of another
+ * shape is an "unknown" answer, with why.
+ */
 export const readServerDaemons = async (client: CouchClient): Promise<ServerDaemons> => {
   try {
     const membership = decodeBody(Membership, (await client.call({ method: "GET", path: "/_membership" })).body, "GET /_membership");
@@ -145,6 +149,7 @@ export const readServerDaemons = async (client: CouchClient): Promise<ServerDaem
     return { state: "known", nodes };
   } catch (error) {
     if (error instanceof CouchHttpError && error.status >= 400 && error.status < 500) return { state: "unknown", reason: error.message };
+    if (error instanceof CouchDecodeError) return { state: "unknown", reason: error.message };
     throw error;
   }
 };

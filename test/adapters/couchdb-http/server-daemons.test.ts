@@ -139,6 +139,28 @@ describe("reading them from a server", () => {
     await handle.close();
   });
 
+  it("a section of another shape: unknown, naming the endpoint and the field; nothing thrown", async () => {
+    sections.set("ken", { batch_channels: 0 } as unknown as ConfigSection);
+    const { handle, store } = await make();
+    await store.serverDaemons.check("couchdb");
+    const status = store.serverDaemons.status();
+    expect(status.state).toBe("unknown");
+    expect(status.reason).toContain("GET /_node/couchdb%40127.0.0.1/_config/ken");
+    expect(status.reason).toContain("batch_channels");
+    await handle.close();
+  });
+
+  it("a server that cannot be reached: the last answer stays, and a status read asks again only a minute after the last try", async () => {
+    const { handle, scheduler, store } = await make();
+    await server.stop();
+    await store.serverDaemons.check("couchdb");
+    expect(store.serverDaemons.status()).toEqual({ state: "pending" });
+    expect(store.serverDaemons.stale).toBe(false);
+    scheduler.advanceBy(SERVER_DAEMONS_RECHECK_MS);
+    expect(store.serverDaemons.stale).toBe(true);
+    await handle.close();
+  });
+
   it("PouchDB Server has no such daemons: nothing is asked", async () => {
     const { handle, store } = await make();
     await store.serverDaemons.check("pouchdb-server");
