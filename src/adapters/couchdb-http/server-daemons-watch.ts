@@ -105,10 +105,14 @@ export class ServerDaemonsWatch {
   }
 
   private learn(daemons: ServerDaemons): void {
+    const previous = this.last;
     this.last = daemons;
     this.checkedAtMs = this.scheduler.nowMs();
     if (daemons.state === "unknown") {
-      this.logger.info({ reason: daemons.reason }, "cannot tell whether CouchDB's own smoosh and ken run (reading its config needs a server admin); if they do, they compact and index beside upholster");
+      // Said once per reason, not at every read a status poller brings.
+      if (previous === undefined || previous === "not-couchdb" || previous.state !== "unknown" || previous.reason !== daemons.reason) {
+        this.logger.info({ reason: daemons.reason }, "cannot tell whether CouchDB's own smoosh and ken run (their config could not be read); if they do, they compact and index beside upholster");
+      }
       return;
     }
     const limit = serverDbsInfoMaxKeys(daemons);

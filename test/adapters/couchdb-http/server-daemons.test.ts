@@ -136,6 +136,9 @@ describe("reading them from a server", () => {
     expect(status.state).toBe("unknown");
     expect(status.reason).toContain("You are not a server admin.");
     expect(logger.lines.filter((l) => l.level === "warn")).toEqual([]);
+    // Said once, however often a status poller has it read again.
+    await store.serverDaemons.check("couchdb");
+    expect(logger.lines.filter((l) => l.msg.startsWith("cannot tell whether CouchDB's own smoosh and ken run"))).toHaveLength(1);
     await handle.close();
   });
 
