@@ -22,6 +22,7 @@ import type { IndexingSubsystemOptions } from "../runtime/indexing/subsystem.js"
 import { tapViewQueries, type QueryTap } from "../runtime/indexing/query-tap.js";
 import { createCouchIndexBackends } from "../adapters/couchdb-http/indexing/index.js";
 import { clusteredDbOf } from "../adapters/couchdb-http/shards.js";
+import { configuredChannels } from "../core/compaction/index.js";
 
 export interface StoreChoiceOptions {
   readonly config: UpholsterConfig;
@@ -125,6 +126,11 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     logger: logger.child?.({ store: "couchdb" }) ?? logger,
     scheduler,
     retry: { retries: settings.retries },
+  });
+  // CouchDB's own smoosh and ken are warned about only where upholster does that work too.
+  handle.store.serverDaemons.setOwnWork({
+    compaction: configuredChannels(options.config.smoosh).some((channel) => channel.concurrency > 0),
+    indexing: options.config.indexing.enabled,
   });
   return {
     describe: () => `couchdb ${server} (granularity ${settings.granularity}; events: ${handle.events.status().mode})`,

@@ -40,6 +40,12 @@ export class ServerDaemonsWatch {
   private reading: Promise<void> | undefined;
   /** `smoosh@node` / `ken@node` seen running at the last answer. */
   private running = new Set<string>();
+  /**
+   * What upholster itself does here: a CouchDB daemon is warned about only
+   * where it doubles upholster's work (CouchDB's ken beside an upholster
+   * whose indexing is off is how that operator wants it). Both by default.
+   */
+  private ownWork = { compaction: true, indexing: true };
 
   constructor(
     private readonly client: CouchClient,
@@ -48,6 +54,11 @@ export class ServerDaemonsWatch {
     /** The server's `_dbs_info` key limit, each time it is read. */
     private readonly onDbsInfoLimit: (limit: number) => void,
   ) {}
+
+  /** Whether upholster compacts (some channel with a concurrency above 0) and builds indexes here (`[fabric] index_updater_enabled`). */
+  setOwnWork(ownWork: { readonly compaction: boolean; readonly indexing: boolean }): void {
+    this.ownWork = { ...ownWork };
+  }
 
   /** Read now (unless a read is under way). PouchDB Server has none of these daemons: nothing is asked. Never rejects. */
   check(vendor: ServerCapabilities["vendor"]): Promise<void> {
@@ -119,8 +130,8 @@ export class ServerDaemonsWatch {
     if (limit !== undefined) this.onDbsInfoLimit(limit);
     const running = new Set<string>();
     for (const node of daemons.nodes) {
-      this.note(running, `smoosh@${node.node}`, node.smooshChannels.length > 0, () => smooshWarning(node));
-      this.note(running, `ken@${node.node}`, node.kenRuns, () => kenWarning(node));
+      if (this.ownWork.compaction) this.note(running, `smoosh@${node.node}`, node.smooshChannels.length > 0, () => smooshWarning(node));
+      if (this.ownWork.indexing) this.note(running, `ken@${node.node}`, node.kenRuns, () => kenWarning(node));
     }
     this.running = running;
   }

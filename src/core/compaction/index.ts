@@ -13,7 +13,7 @@
  *   activeJobs(state)                    -> readonly { jobId, channel, object, adopted }[]
  */
 export * from "./types.js";
-export { decodeSmooshConfig, defaultSmooshConfig, type SmooshConfig, type ChannelConfig } from "./config.js";
+export { configuredChannels, decodeSmooshConfig, defaultSmooshConfig, type SmooshConfig, type ChannelConfig } from "./config.js";
 export { DEFAULT_DBS_PER_INFO_REQUEST } from "./check-budget.js";
 export { initSmoosh, step, smooshStatus, smooshMetrics, activeJobs, type SmooshState, type Step } from "./server.js";
 export { objectKey, describeObject, channelKindOf } from "./object.js";

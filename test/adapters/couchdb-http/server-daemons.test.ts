@@ -128,6 +128,24 @@ describe("reading them from a server", () => {
     await handle.close();
   });
 
+  it("where upholster does not do that work itself (its indexing off), CouchDB's daemon for it is shown, not warned about", async () => {
+    const { handle, logger, store } = await make();
+    store.serverDaemons.setOwnWork({ compaction: true, indexing: false });
+    await store.serverDaemons.check("couchdb");
+    expect(store.serverDaemons.status()).toMatchObject({ smoosh: "on", ken: "on" });
+    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.msg.slice(0, 26))).toEqual(["CouchDB's own smoosh runs "]);
+    await handle.close();
+  });
+
+  it("the same for compaction: an upholster with every channel at concurrency 0 is told nothing about CouchDB's smoosh", async () => {
+    const { handle, logger, store } = await make();
+    store.serverDaemons.setOwnWork({ compaction: false, indexing: true });
+    await store.serverDaemons.check("couchdb");
+    expect(store.serverDaemons.status()).toMatchObject({ smoosh: "on", ken: "on" });
+    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.msg.slice(0, 23))).toEqual(["CouchDB's own ken runs "]);
+    await handle.close();
+  });
+
   it("a user who is not a server admin (401, as CouchDB 3.4.3 answers one): unknown, with why; nothing thrown, nothing warned", async () => {
     server.route("GET", "/_membership", { status: 401, body: exchange("17").response.body });
     const { handle, logger, store } = await make();
