@@ -168,7 +168,7 @@ function sessionAuthFrom(url: string): CouchAuth | undefined {
  * health (`reachable` / `outage`) and the event mode next to smoosh's queues.
  * It also asks whether CouchDB's own smoosh and ken run (they would compact
  * and index beside upholster): at start, and again when the status is read
- * a minute after the last answer.
+ * a minute after the last read (answered or not).
  */
 export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
   const { store } = handle;
