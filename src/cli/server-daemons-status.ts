@@ -7,12 +7,9 @@
  */
 import * as t from "io-ts";
 import { isLeft } from "fp-ts/lib/Either.js";
+import { ServerDaemonsStatusC } from "../adapters/couchdb-http/server-daemons-watch.js";
 
-const ServerDaemonsC = t.intersection([
-  t.type({ state: t.string }),
-  t.partial({ smoosh: t.string, ken: t.string, smooshChannels: t.array(t.string), reason: t.string }),
-]);
-const UpholsterStatusC = t.type({ subsystems: t.partial({ couchdb: t.partial({ serverDaemons: ServerDaemonsC }) }) });
+const UpholsterStatusC = t.type({ subsystems: t.partial({ couchdb: t.partial({ serverDaemons: ServerDaemonsStatusC }) }) });
 
 export function renderServerDaemons(body: unknown): string | undefined {
   const decoded = UpholsterStatusC.decode(body);
@@ -32,7 +29,7 @@ export function renderServerDaemons(body: unknown): string | undefined {
       if (daemons.ken === "on") lines.push("CouchDB's own ken runs beside upholster's indexing: set [ken] batch_channels = 0 and incremental_channels = 0 in CouchDB");
       return lines.length > 0 ? lines.join("\n") : "CouchDB's own smoosh and ken: off";
     }
-    default:
+    case "not-couchdb":
       return undefined;
   }
 }

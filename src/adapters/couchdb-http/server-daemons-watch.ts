@@ -7,6 +7,7 @@
  * server unreachable) keeps the last answer and is tried again when the
  * status is read a minute after it began.
  */
+import * as t from "io-ts";
 import type { Logger, Scheduler } from "../../ports/shell.js";
 import type { CouchClient } from "./client.js";
 import { kenWarning, readServerDaemons, serverDbsInfoMaxKeys, smooshWarning, type ServerDaemons } from "./server-daemons.js";
@@ -18,19 +19,21 @@ export const SETTLE_MAX_WAIT_MS = 5_000;
 /** How old an answer may be before a status read asks again. */
 export const SERVER_DAEMONS_RECHECK_MS = 60_000;
 
-/** The `serverDaemons` field of the `couchdb` status entry. */
-export interface ServerDaemonsStatus {
-  /** `pending`: not read yet; `known`; `unknown` (why in `reason`); `not-couchdb` (PouchDB Server: no such daemons). */
-  readonly state: "pending" | "known" | "unknown" | "not-couchdb";
-  readonly checkedAt?: string;
-  /** `on` when it runs on any node. */
-  readonly smoosh?: "on" | "off";
-  readonly ken?: "on" | "off";
-  /** `node: channel` for every smoosh channel that runs. */
-  readonly smooshChannels?: readonly string[];
-  readonly nodes?: number;
-  readonly reason?: string;
-}
+const OnOff = t.keyof({ on: null, off: null });
+
+/**
+ * The `serverDaemons` field of the `couchdb` status entry; `upholster status`
+ * decodes it with the same codec.
+ * - `state`: `pending` (not read yet), `known`, `unknown` (why in `reason`),
+ *   `not-couchdb` (PouchDB Server: no such daemons);
+ * - `smoosh`, `ken`: `on` when it runs on any node;
+ * - `smooshChannels`: `node: channel` for every smoosh channel that runs.
+ */
+export const ServerDaemonsStatusC = t.intersection([
+  t.type({ state: t.keyof({ pending: null, known: null, unknown: null, "not-couchdb": null }) }),
+  t.partial({ checkedAt: t.string, smoosh: OnOff, ken: OnOff, smooshChannels: t.array(t.string), nodes: t.number, reason: t.string }),
+]);
+export type ServerDaemonsStatus = t.TypeOf<typeof ServerDaemonsStatusC>;
 
 export class ServerDaemonsWatch {
   private last: ServerDaemons | "not-couchdb" | undefined;
@@ -38,7 +41,7 @@ export class ServerDaemonsWatch {
   /** When the last read began, answered or not: a status read asks again a minute on (a server down then is not asked at every status read). */
   private askedAtMs: number | undefined;
   private reading: Promise<void> | undefined;
-  /** `smoosh@node` / `ken@node` seen running at the last answer. */
+  /** `<daemon>@<node>` seen running at the last answer. */
   private running = new Set<string>();
   /**
    * What upholster itself does here: a CouchDB daemon is warned about only
@@ -130,17 +133,18 @@ export class ServerDaemonsWatch {
     if (limit !== undefined) this.onDbsInfoLimit(limit);
     const running = new Set<string>();
     for (const node of daemons.nodes) {
-      if (this.ownWork.compaction) this.note(running, `smoosh@${node.node}`, node.smooshChannels.length > 0, () => smooshWarning(node));
-      if (this.ownWork.indexing) this.note(running, `ken@${node.node}`, node.kenRuns, () => kenWarning(node));
+      if (this.ownWork.compaction) this.note(running, "smoosh", node.node, node.smooshChannels.length > 0, () => smooshWarning(node));
+      if (this.ownWork.indexing) this.note(running, "ken", node.node, node.kenRuns, () => kenWarning(node));
     }
     this.running = running;
   }
 
   /** Warn when a daemon is seen running that was not at the last answer; say when one stopped. */
-  private note(running: Set<string>, key: string, runs: boolean, warning: () => string): void {
+  private note(running: Set<string>, daemon: "smoosh" | "ken", node: string, runs: boolean, warning: () => string): void {
+    const key = `${daemon}@${node}`;
     if (runs) {
       running.add(key);
       if (!this.running.has(key)) this.logger.warn({ daemon: key }, warning());
-    } else if (this.running.has(key)) this.logger.info({ daemon: key }, `CouchDB's own ${key.split("@")[0]} is off now on ${key.slice(key.indexOf("@") + 1)}`);
+    } else if (this.running.has(key)) this.logger.info({ daemon: key }, `CouchDB's own ${daemon} is off now on ${node}`);
   }
 }

@@ -28,16 +28,13 @@ import * as t from "io-ts";
 import type { CouchClient } from "./client.js";
 import { decodeBody, Membership } from "./decoders.js";
 import { CouchDecodeError, CouchHttpError } from "./errors.js";
+import { DEFAULT_CLEANUP_CHANNELS, DEFAULT_DB_CHANNELS, DEFAULT_VIEW_CHANNELS } from "../../core/compaction/config.js";
+import { defaultIndexingConfig } from "../../core/indexing/index.js";
+import { DEFAULT_DBS_PER_INFO_REQUEST } from "../../core/shared/dbs-info.js";
 
-/** CouchDB 3.4.3's smoosh_utils: ?BUILT_IN_DB_CHANNELS, ?BUILT_IN_VIEW_CHANNELS, ?BUILT_IN_CLEANUP_CHANNELS. */
-const BUILT_IN_CHANNELS = {
-  db_channels: ["upgrade_dbs", "ratio_dbs", "slack_dbs"],
-  view_channels: ["upgrade_views", "ratio_views", "slack_views"],
-  cleanup_channels: ["index_cleanup"],
-} as const;
+/** CouchDB 3.4.3's built-in channels (smoosh_utils), the same as upholster's default lists. */
+const BUILT_IN_CHANNELS = { db_channels: DEFAULT_DB_CHANNELS, view_channels: DEFAULT_VIEW_CHANNELS, cleanup_channels: DEFAULT_CLEANUP_CHANNELS };
 const DEFAULT_CONCURRENCY = "1";
-const DEFAULT_KEN_BATCH_CHANNELS = "20";
-const DEFAULT_KEN_INCREMENTAL_CHANNELS = "80";
 
 /** `GET /_node/{node}/_config/{section}`: every value is a string; an unset section is `{}`. */
 export const ConfigSection = t.record(t.string, t.string, "ConfigSection");
@@ -90,17 +87,24 @@ export const channelRuns = (concurrency: string): boolean => {
   return n === undefined || n > 0;
 };
 
+/** ken's two channel counts as configured, CouchDB's defaults (ken's, and upholster's: 20 and 80) filled in. */
+const kenChannelsOf = (ken: ConfigSection): NodeDaemons["ken"] => ({
+  batchChannels: ken["batch_channels"] ?? String(defaultIndexingConfig.batchChannels),
+  incrementalChannels: ken["incremental_channels"] ?? String(defaultIndexingConfig.incrementalChannels),
+});
+
 /** ken starts jobs while its channels add up to more than 0; a value that is not an integer counts as running. */
 export const kenRuns = (ken: ConfigSection): boolean => {
-  const batch = erlangInteger(ken["batch_channels"] ?? DEFAULT_KEN_BATCH_CHANNELS);
-  const incremental = erlangInteger(ken["incremental_channels"] ?? DEFAULT_KEN_INCREMENTAL_CHANNELS);
+  const channels = kenChannelsOf(ken);
+  const batch = erlangInteger(channels.batchChannels);
+  const incremental = erlangInteger(channels.incrementalChannels);
   return batch === undefined || incremental === undefined || batch + incremental > 0;
 };
 
 /** `[chttpd] max_db_number_for_dbs_info_req`: CouchDB's default when unset; `undefined` when it is no integer. */
 export const dbsInfoMaxKeysOf = (chttpd: ConfigSection): number | undefined => {
   const value = chttpd["max_db_number_for_dbs_info_req"];
-  return value === undefined ? 100 : erlangInteger(value.trim());
+  return value === undefined ? DEFAULT_DBS_PER_INFO_REQUEST : erlangInteger(value.trim());
 };
 
 /** One node's daemons from its sections (`channels`: each smoosh channel's section, by name). */
@@ -113,10 +117,7 @@ export const nodeDaemonsOf = (node: string, sections: { smoosh: ConfigSection; k
   return {
     node,
     smooshChannels,
-    ken: {
-      batchChannels: sections.ken["batch_channels"] ?? DEFAULT_KEN_BATCH_CHANNELS,
-      incrementalChannels: sections.ken["incremental_channels"] ?? DEFAULT_KEN_INCREMENTAL_CHANNELS,
-    },
+    ken: kenChannelsOf(sections.ken),
     kenRuns: kenRuns(sections.ken),
     dbsInfoMaxKeys: dbsInfoMaxKeysOf(sections.chttpd),
   };

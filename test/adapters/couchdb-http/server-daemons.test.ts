@@ -128,21 +128,16 @@ describe("reading them from a server", () => {
     await handle.close();
   });
 
-  it("where upholster does not do that work itself (its indexing off), CouchDB's daemon for it is shown, not warned about", async () => {
+  // Where upholster does not do that work itself, CouchDB's daemon for it is shown, not warned about.
+  it.each([
+    { ownWork: { compaction: true, indexing: false }, why: "its indexing off", warned: "CouchDB's own smoosh runs " },
+    { ownWork: { compaction: false, indexing: true }, why: "every channel at concurrency 0", warned: "CouchDB's own ken runs " },
+  ])("an upholster with $why is warned only about the other daemon (both shown)", async ({ ownWork, warned }) => {
     const { handle, logger, store } = await make();
-    store.serverDaemons.setOwnWork({ compaction: true, indexing: false });
+    store.serverDaemons.setOwnWork(ownWork);
     await store.serverDaemons.check("couchdb");
     expect(store.serverDaemons.status()).toMatchObject({ smoosh: "on", ken: "on" });
-    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.msg.slice(0, 26))).toEqual(["CouchDB's own smoosh runs "]);
-    await handle.close();
-  });
-
-  it("the same for compaction: an upholster with every channel at concurrency 0 is told nothing about CouchDB's smoosh", async () => {
-    const { handle, logger, store } = await make();
-    store.serverDaemons.setOwnWork({ compaction: false, indexing: true });
-    await store.serverDaemons.check("couchdb");
-    expect(store.serverDaemons.status()).toMatchObject({ smoosh: "on", ken: "on" });
-    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.msg.slice(0, 23))).toEqual(["CouchDB's own ken runs "]);
+    expect(logger.lines.filter((l) => l.level === "warn").map((l) => l.msg.slice(0, warned.length))).toEqual([warned]);
     await handle.close();
   });
 
