@@ -7,13 +7,14 @@
 import { readFile } from "node:fs/promises";
 import type { UpholsterConfig } from "../config/load.js";
 import type { EventSource } from "../ports/events.js";
-import type { Logger, Scheduler, StatePort } from "../ports/shell.js";
+import type { CancelTimer, Logger, Scheduler, StatePort } from "../ports/shell.js";
 import type { Store } from "../ports/store.js";
 import type { Subsystem } from "../runtime/subsystem.js";
 import { createMemoryStore } from "../adapters/memory/index.js";
 import { createMemoryDocumentApi } from "../adapters/memory/document-api.js";
 import { documentsSubsystem, viewStoreOf } from "../runtime/documents/subsystem.js";
 import { createCouchStore, redactUrl, type CouchAuth, type CouchStoreHandle } from "../adapters/couchdb-http/index.js";
+import { SERVER_DAEMONS_REREAD_MS } from "../adapters/couchdb-http/server-daemons-watch.js";
 import { prepareDemo, type PreparedDemo } from "./demo.js";
 import { createCouchDbAuthenticator, createLocalAuthenticator, type Authenticator } from "../http/auth/index.js";
 import { mergeIni } from "../config/ini-file.js";
@@ -138,7 +139,7 @@ async function chooseCouchStore(options: StoreChoiceOptions, url: string): Promi
     events: handle.events,
     // The client's own credentials are forwarded to CouchDB's `/_session`: upholster's URL credentials are not used.
     authenticator: async () => createCouchDbAuthenticator({ couchdbUrl: server, clock: scheduler }),
-    subsystems: [couchStatusSubsystem(handle)],
+    subsystems: [couchStatusSubsystem(handle, scheduler)],
     indexing: { backends: indexBackends.backends, dbNameOf: clusteredDbOf },
     geoIndexesOnDisk: true,
     close: async () => {
@@ -167,10 +168,12 @@ function sessionAuthFrom(url: string): CouchAuth | undefined {
  * Not a worker: a status entry, so `/_upholster/status` shows the server's
  * health (`reachable` / `outage`) and the event mode next to smoosh's queues.
  * It also asks whether CouchDB's own smoosh and ken run (they would compact
- * and index beside upholster): at start, and again when the status is read
- * a minute after the last read (answered or not).
+ * and index beside upholster): at start, every `SERVER_DAEMONS_REREAD_MS`
+ * while it runs (an operator who switches one on later is warned without
+ * reading the status), and when the status is read a minute after the last
+ * read (answered or not).
  */
-export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
+export function couchStatusSubsystem(handle: CouchStoreHandle, scheduler: Scheduler): Subsystem {
   const { store } = handle;
   // Which server this is (vendor, version) is asked once, at start and again from status until it answered (a server down then).
   // Its own daemons are asked after that: PouchDB Server has none.
@@ -200,10 +203,24 @@ export function couchStatusSubsystem(handle: CouchStoreHandle): Subsystem {
       retries: s.retries,
     };
   };
+  let cancelReread: CancelTimer | undefined;
+  const rereadLater = (): void => {
+    cancelReread = scheduler.setTimeout(() => {
+      if (store.serverDaemons.stale) probe();
+      rereadLater();
+    }, SERVER_DAEMONS_REREAD_MS);
+  };
   return {
     name: "couchdb",
-    start: async () => probe(),
-    stop: async () => undefined,
+    start: async () => {
+      probe();
+      cancelReread?.();
+      rereadLater();
+    },
+    stop: async () => {
+      cancelReread?.();
+      cancelReread = undefined;
+    },
     handleStoreEvent: () => undefined,
     routes: [],
     status,

@@ -1,11 +1,11 @@
 /**
  * What upholster last learnt of CouchDB's own smoosh and ken (server-daemons.ts):
- * read at start, again when the status is read a minute or more later (an
- * operator who switched them off sees it), warned about when one is seen
- * running where it was not, told when it stops. The `_dbs_info` limit read
- * with them goes to the store. One read at a time; a read that fails (the
- * server unreachable) keeps the last answer and is tried again when the
- * status is read a minute after it began.
+ * read at start, every ten minutes while it runs, and when the status is read
+ * a minute or more after the last read (the status subsystem in
+ * src/cli/choose-store.ts asks); warned about when one is seen running where
+ * it was not, told when it stops. The `_dbs_info` limit read with them goes
+ * to the store. One read at a time; a read that fails (the server
+ * unreachable) keeps the last answer until the next one.
  */
 import * as t from "io-ts";
 import type { Logger, Scheduler } from "../../ports/shell.js";
@@ -18,6 +18,13 @@ export const SETTLE_MAX_WAIT_MS = 5_000;
 
 /** How old an answer may be before a status read asks again. */
 export const SERVER_DAEMONS_RECHECK_MS = 60_000;
+
+/**
+ * How often a running upholster reads them again on its own: an operator who
+ * switches CouchDB's smoosh or ken on later is warned within this, status
+ * read or not, for about ten requests a node each time.
+ */
+export const SERVER_DAEMONS_REREAD_MS = 10 * 60_000;
 
 const OnOff = t.keyof({ on: null, off: null });
 
