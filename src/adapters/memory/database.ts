@@ -97,8 +97,13 @@ export class MemoryDatabase extends SizedFile {
   private staleLogEntries = 0;
   /** By-id order, for the leaves a batch touches. */
   private readonly sortedIds = new SortedIds(() => this.docs.keys());
-  /** Scratch of `writeBatch`: where the updated docs' old entries sat in the by-seq tree (then their leaves, and the tail's). */
-  private oldSeqPositions: number[] = [];
+  /**
+   * Scratch of `writeBatch`: where the updated docs' old entries sat in the
+   * by-seq tree (then their leaves, and the tail's). Emptied, not made anew,
+   * per batch: a new one lived until the db's next write and was copied by
+   * the young generation's GC.
+   */
+  private readonly oldSeqPositions: number[] = [];
 
   updateSeq = 0;
   compactedSeq: number | undefined = undefined;
@@ -137,7 +142,7 @@ export class MemoryDatabase extends SizedFile {
   writeBatch(docs: readonly unknown[]): WriteBatchResult {
     const results: DocWriteResult[] = [];
     const written: DocRecord[] = [];
-    this.oldSeqPositions = [];
+    this.oldSeqPositions.length = 0;
     for (const doc of docs) {
       const outcome = this.writeOne(doc);
       if ("error" in outcome) {
