@@ -18,7 +18,10 @@ import { ReplayServer } from "../support/replay-server.js";
 import { waitFor } from "../support/wait-for.js";
 
 let server: ReplayServer | undefined;
+/** Subsystems started by a test: stopped after it (their re-read timer is a real one in most). */
+const started: ReturnType<typeof couchStatusSubsystem>[] = [];
 afterEach(async () => {
+  for (const subsystem of started.splice(0)) await subsystem.stop();
   await server?.stop();
   server = undefined;
 });
@@ -31,6 +34,7 @@ describe("the CouchDB status entry", () => {
     server = new ReplayServer().use(exchange("01"));
     const handle = createCouchStore({ url: await server.start(), logger: createRecordingLogger(), state: createMemoryStatePort(), retry: { retries: 0 } });
     const subsystem = couchStatusSubsystem(handle, realScheduler);
+    started.push(subsystem);
     expect(statusOf(subsystem).vendor).toBe("unknown");
     await subsystem.start();
     await waitFor(() => statusOf(subsystem).vendor === "couchdb", "the vendor from GET /");
@@ -48,6 +52,7 @@ describe("the CouchDB status entry", () => {
     server.route("GET", "/", () => (up ? { status: 200, body: root.response.body } : { status: 500, body: { error: "unknown_error", reason: "down" } }));
     const handle = createCouchStore({ url: await server.start(), logger: createRecordingLogger(), state: createMemoryStatePort(), retry: { retries: 0 } });
     const subsystem = couchStatusSubsystem(handle, realScheduler);
+    started.push(subsystem);
     await subsystem.start();
     await waitFor(() => server!.count("GET", "/") === 1, "the first GET /");
     expect(statusOf(subsystem).vendor).toBe("unknown");
@@ -65,6 +70,7 @@ describe("the CouchDB status entry", () => {
     const logger = createRecordingLogger();
     const handle = createCouchStore({ url: await server.start(), logger, state: createMemoryStatePort(), retry: { retries: 0 } });
     const subsystem = couchStatusSubsystem(handle, realScheduler);
+    started.push(subsystem);
     expect(statusOf(subsystem).serverDaemons).toEqual({ state: "pending" });
     await subsystem.start();
     await waitFor(() => statusOf(subsystem).serverDaemons.state === "known", "the server's daemons read");
@@ -110,6 +116,7 @@ describe("the CouchDB status entry", () => {
     server = new ReplayServer().route("GET", "/", { status: 200, body: { "express-pouchdb": "Welcome!", version: "4.2.0" } });
     const handle = createCouchStore({ url: await server.start(), logger: createRecordingLogger(), state: createMemoryStatePort(), retry: { retries: 0 } });
     const subsystem = couchStatusSubsystem(handle, realScheduler);
+    started.push(subsystem);
     await subsystem.start();
     await waitFor(() => statusOf(subsystem).serverDaemons.state === "not-couchdb", "PouchDB Server seen");
     expect(server.requests.map((r) => r.path)).toEqual(["/"]);
