@@ -19,8 +19,9 @@
  *   without a refusal to learn it from (dbs-info-limit.ts).
  *
  * Requests: `GET /_membership`, then per node its `smoosh`, `ken` and
- * `chttpd` sections and one per smoosh channel (about ten a node), once at
- * start and again when the status is read a minute later. Sections only,
+ * `chttpd` sections and one per smoosh channel (about ten a node), when
+ * server-daemons-watch.ts asks (at start, every ten minutes, and on a
+ * status read a minute after the last read). Sections only,
  * never the whole config (it holds the admins' password hashes). Needs a
  * server admin (401 otherwise): then the answer is "unknown", with why.
  */
@@ -94,12 +95,14 @@ const kenChannelsOf = (ken: ConfigSection): NodeDaemons["ken"] => ({
 });
 
 /** ken starts jobs while its channels add up to more than 0; a value that is not an integer counts as running. */
-export const kenRuns = (ken: ConfigSection): boolean => {
-  const channels = kenChannelsOf(ken);
+const kenChannelsRun = (channels: NodeDaemons["ken"]): boolean => {
   const batch = erlangInteger(channels.batchChannels);
   const incremental = erlangInteger(channels.incrementalChannels);
   return batch === undefined || incremental === undefined || batch + incremental > 0;
 };
+
+/** Whether ken runs with this `[ken]` section (`kenChannelsRun` over it, defaults filled in). */
+export const kenRuns = (ken: ConfigSection): boolean => kenChannelsRun(kenChannelsOf(ken));
 
 /** `[chttpd] max_db_number_for_dbs_info_req`: CouchDB's default when unset; `undefined` when it is no integer. */
 export const dbsInfoMaxKeysOf = (chttpd: ConfigSection): number | undefined => {
@@ -114,11 +117,12 @@ export const nodeDaemonsOf = (node: string, sections: { smoosh: ConfigSection; k
     const concurrency = section["concurrency"] ?? DEFAULT_CONCURRENCY;
     if (channelRuns(concurrency)) smooshChannels.push({ channel, concurrency });
   }
+  const ken = kenChannelsOf(sections.ken);
   return {
     node,
     smooshChannels,
-    ken: kenChannelsOf(sections.ken),
-    kenRuns: kenRuns(sections.ken),
+    ken,
+    kenRuns: kenChannelsRun(ken),
     dbsInfoMaxKeys: dbsInfoMaxKeysOf(sections.chttpd),
   };
 };
