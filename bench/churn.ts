@@ -16,7 +16,12 @@
  * compacted db's file/active as its compaction started, and (mean
  * file/active - 1) x requests per update, about constant for a workload
  * while the channel is busy (docs/benchmarks.md, "Active falls at
- * compaction, and a floor").
+ * compaction, and a floor"). Last, the floor under every policy
+ * (src/core/compaction/request-floor.ts): the fewest compactions, and
+ * requests per update, with which any policy could hold file/active <= 3
+ * over the row's updates, at the row's most compactions at once and way of
+ * seeing ends; and how near the row came to the floor at its own
+ * file/active.
  *
  * upholster starts first, as a daemon that runs all along would have: the
  * dbs are created and filled, and the churn begins once its channels have
@@ -56,6 +61,7 @@ import { VirtualScheduler } from "../src/runtime/scheduler.js";
 import { configWarningLines, loadBenchConfig } from "./config-file.js";
 import { quantile } from "./quantile.js";
 import { defaultCouchSettings } from "../src/config/couchdb-section.js";
+import { evenness, fewestCompactionsFor, leastConcurrencyFor, leastRequestsPerCompaction, type ChurnShape } from "../src/core/compaction/request-floor.js";
 
 const SECONDS = Number(process.env.CHURN_SECONDS ?? 180);
 const DBS = Number(process.env.CHURN_DBS ?? 20);
@@ -99,6 +105,12 @@ interface RowResult {
   readonly rewrittenBytes: number;
   /** Each compaction's db file/active as it started (how far past the threshold a busy channel lets dbs go). */
   readonly ratiosAtStart: readonly number[];
+  /** Updates of each db over the churn (how evenly they fell, for the floor). */
+  readonly updatesPerDb: readonly number[];
+  /** The most compactions that ran at once. */
+  readonly mostAtOnce: number;
+  /** Whether the daemon heard compaction ends from the store (memory "events") or had to read them (CouchDB, memory "looks"). */
+  readonly endsAnnounced: boolean;
 }
 
 // --- the churn itself, on any document store ------------------------------------------
@@ -110,6 +122,8 @@ interface ChurnTarget {
 class Churn {
   private readonly revs = new Map<string, Map<string, string>>();
   dbUpdates = 0;
+  /** Updates per db in the churn (the fill is not one). */
+  readonly updatesByDb = new Map<string, number>();
   constructor(
     private readonly target: ChurnTarget,
     readonly dbs: readonly string[],
@@ -136,6 +150,12 @@ class Churn {
     const docs = [...ids].map((id) => ({ _id: id, _rev: revs.get(id), n: this.dbUpdates, body: BODY }));
     for (const r of await this.target.bulk(db, docs)) if (r.ok && r.rev !== undefined) revs.set(r.id, r.rev);
     this.dbUpdates += 1;
+    this.updatesByDb.set(db, (this.updatesByDb.get(db) ?? 0) + 1);
+  }
+
+  /** Each db's updates, in `dbs` order. */
+  updatesPerDb(): number[] {
+    return this.dbs.map((db) => this.updatesByDb.get(db) ?? 0);
   }
 }
 
@@ -177,7 +197,76 @@ const printTable = (title: string, rows: readonly RowResult[]): void => {
     console.log(`  ${row.who}: peak file ${(peak(row) / Math.max(1, peak(base))).toFixed(3)}x the baseline's`);
   }
   for (const row of rows) printTradeOff(row);
+  if (base !== undefined) for (const row of rows) if (row !== base) printFloor(row, base);
 };
+
+/** The issue's two targets: mean file/active <= 3 with <= 0.1 requests per db update. */
+const TARGET_FILE_TO_ACTIVE = 3;
+const TARGET_REQUESTS_PER_UPDATE = 0.1;
+
+/**
+ * The row's churn as the floor needs it (request-floor.ts): garbage per db
+ * update is what the churn appended less the live data's own growth (the
+ * baseline's active grows by the past revisions that no compaction stubs),
+ * over the row's mean live data per db.
+ */
+const churnShape = (row: RowResult, base: RowResult): ChurnShape | undefined => {
+  const first = base.samples[0];
+  const last = base.samples.at(-1);
+  if (first === undefined || last === undefined || row.dbUpdates === 0 || base.dbUpdates === 0 || row.samples.length === 0) return undefined;
+  // The samples span all but the first second of the baseline's updates.
+  const sampledUpdates = (base.dbUpdates * (base.samples.length - 1)) / base.samples.length;
+  const liveGrowthPerUpdate = sampledUpdates > 0 ? (last.activeBytes - first.activeBytes) / sampledUpdates : 0;
+  const meanActive = row.samples.reduce((sum, s) => sum + s.activeBytes, 0) / row.samples.length;
+  return {
+    garbageBytesPerUpdate: Math.max(0, row.appendedBytes / row.dbUpdates - liveGrowthPerUpdate),
+    activeBytesPerDb: meanActive / Math.max(1, row.updatesPerDb.length),
+    evenness: evenness(row.updatesPerDb),
+  };
+};
+
+/**
+ * What no policy can do better than on this churn (request-floor.ts): the
+ * fewest compactions that hold the file/active target over this row's
+ * updates from fresh files, the fewest requests those cost with this row's
+ * most compactions at once and way of seeing ends, and from what
+ * concurrency the two targets are within reach at all.
+ */
+const printFloor = (row: RowResult, base: RowResult): void => {
+  if (row.requests === undefined || row.mostAtOnce === 0) return;
+  const shape = churnShape(row, base);
+  if (shape === undefined) return;
+  const dbs = row.updatesPerDb.length;
+  const compactions = fewestCompactionsFor(shape, row.dbUpdates, dbs, TARGET_FILE_TO_ACTIVE);
+  const perCompaction = leastRequestsPerCompaction(row.mostAtOnce, row.endsAnnounced);
+  const leastPerUpdate = (compactions * perCompaction) / row.dbUpdates;
+  // How near the floor the row itself came: the least any policy pays for the file/active this row held.
+  const ownRatio = meanFileToActive(row.samples);
+  const ownLeast = (fewestCompactionsFor(shape, row.dbUpdates, dbs, ownRatio) * perCompaction) / row.dbUpdates;
+  const ownActual = row.requests / row.dbUpdates;
+  const concurrency = leastConcurrencyFor(compactions, row.dbUpdates, TARGET_REQUESTS_PER_UPDATE);
+  const reach = row.endsAnnounced
+    ? compactions <= TARGET_REQUESTS_PER_UPDATE * row.dbUpdates
+      ? "within reach"
+      : "out of reach"
+    : concurrency === undefined
+      ? "out of reach at any concurrency"
+      : concurrency <= row.mostAtOnce
+        ? "within reach"
+        : `out of reach below ${concurrency} compactions at once`;
+  console.log(
+    `  ${row.who}: floor for any policy: file/active <= ${TARGET_FILE_TO_ACTIVE} over these ${row.dbUpdates} updates takes >= ${compactions} compactions ` +
+      `(garbage ${kb(shape.garbageBytesPerUpdate)} a db update over ${kb(shape.activeBytesPerDb)} live a db, evenness ${shape.evenness.toFixed(3)}); ` +
+      `at most ${row.mostAtOnce} at once with ends ${row.endsAnnounced ? "announced" : "seen in reads"}, >= ${perCompaction.toFixed(2)} requests each: ` +
+      `>= ${leastPerUpdate.toFixed(3)} requests/update; ${TARGET_FILE_TO_ACTIVE} with ${TARGET_REQUESTS_PER_UPDATE}: ${reach}`,
+  );
+  console.log(
+    `  ${row.who}: at its own file/active (${ownRatio.toFixed(2)}) the floor is ${ownLeast.toFixed(3)} requests/update; ` +
+      `it made ${ownActual.toFixed(3)}${ownLeast > 0 ? `, ${(ownActual / ownLeast).toFixed(2)}x the floor` : ""}`,
+  );
+};
+
+const kb = (bytes: number): string => `${(bytes / 1e3).toFixed(0)} KB`;
 
 /**
  * Where a row sits on the trade-off between file size and requests: a db's
@@ -240,13 +329,16 @@ const delegate = (store: Store, overrides: Partial<Store>): Store => ({
  * db's file/active as it started (when `ratioAtStart` knows it), and counts them.
  */
 function jobWatcher(store: Store, sizeAfter: (object: CompactionObject) => Promise<number>, ratioAtStart: (object: CompactionObject) => Promise<number | undefined>) {
-  const stats = { compactions: 0, rewrittenBytes: 0, ratiosAtStart: [] as number[] };
+  const stats = { compactions: 0, rewrittenBytes: 0, ratiosAtStart: [] as number[], running: 0, mostAtOnce: 0 };
   const watch = (object: CompactionObject, handle: JobHandle): JobHandle => {
     stats.compactions += 1;
+    stats.running += 1;
+    stats.mostAtOnce = Math.max(stats.mostAtOnce, stats.running);
     void ratioAtStart(object).then((ratio) => {
       if (ratio !== undefined) stats.ratiosAtStart.push(ratio);
     });
     void handle.done.then(async (outcome) => {
+      stats.running -= 1;
       if (outcome.ok) stats.rewrittenBytes += await sizeAfter(object);
     });
     return handle;
@@ -318,6 +410,9 @@ async function memoryRow(who: "no compaction" | "upholster", batchesPerSec: numb
     appendedBytes: store.totals().dbAppendedBytes - appendedBefore,
     rewrittenBytes: watcher.stats.rewrittenBytes,
     ratiosAtStart: watcher.stats.ratiosAtStart,
+    updatesPerDb: churn.updatesPerDb(),
+    mostAtOnce: watcher.stats.mostAtOnce,
+    endsAnnounced: jobEnds === "events",
   };
 }
 
@@ -505,6 +600,9 @@ async function couchRow(target: CouchTarget, who: "no compaction" | "upholster" 
     appendedBytes,
     rewrittenBytes: watcher?.stats.rewrittenBytes ?? 0,
     ratiosAtStart: watcher?.stats.ratiosAtStart ?? [],
+    updatesPerDb: churn.updatesPerDb(),
+    mostAtOnce: watcher?.stats.mostAtOnce ?? 0,
+    endsAnnounced: false,
   };
 }
 
