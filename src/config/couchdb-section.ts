@@ -12,8 +12,10 @@
  *                        every node, as CouchDB's own smoosh).
  *   poll_interval_ms     10000: the polling fallback (no `_db_updates`).
  *   job_poll_interval_ms 1000: how often the daemon reads a running db
- *     compaction's info, with its channel's next db (core/compaction/job-looks.ts);
- *     the watcher asks by itself after one and a half (see jobs.ts).
+ *     compaction's info while it is young, with its channel's next db
+ *     (core/compaction/job-looks.ts; the wait grows as it runs on,
+ *     look-delay.ts); the watcher asks by itself after one and a half waits
+ *     (see jobs.ts).
  *   heartbeat_ms         10000: `_db_updates` heartbeat.
  *   request_timeout_ms   30000: per request.
  *   retries              4: retries of a failed request (connection errors,

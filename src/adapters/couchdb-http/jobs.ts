@@ -15,10 +15,14 @@
  * compactions' dbs along (`_dbs_info`, 100 dbs a request). So a db's
  * watcher wakes on such an info, and asks by itself only when none came
  * (bench:churn on CouchDB 3.4.3: about one `GET /{db}` per compaction
- * before, besides the one the start made).
+ * before, besides the one the start made). Its polls space out as the
+ * compaction runs on, by the rule the daemon's looks follow
+ * (core/compaction/look-delay.ts): every interval while it is young, then
+ * a quarter of its running time, at most a minute.
  */
 import type { JobHandle, JobOutcome } from "../../ports/store.js";
 import type { Logger, Scheduler } from "../../ports/shell.js";
+import { lookDelayMs } from "../../core/compaction/look-delay.js";
 import type { ActiveTask } from "./decoders.js";
 import { errorMessage } from "./errors.js";
 import { sleep } from "./timers.js";
@@ -46,6 +50,7 @@ export interface CompactionProbe {
 export interface WatchOptions {
   readonly scheduler: Scheduler;
   readonly logger: Logger;
+  /** The wait between polls while the compaction is young; it grows as it runs on (look-delay.ts). */
   readonly pollIntervalMs: number;
   /** Consecutive failed polls (server unreachable...) before the job is reported failed. */
   readonly maxConsecutiveFailures: number;
@@ -60,9 +65,11 @@ export const watchCompaction = (probe: CompactionProbe, options: WatchOptions, f
     let stable = 0;
     let lastSize = fileBytesBefore;
     let sawRunning = false;
-    let lastPollAtMs = options.scheduler.nowMs();
+    const watchedSinceMs = options.scheduler.nowMs();
+    let lastPollAtMs = watchedSinceMs;
     for (;;) {
-      await (probe.waitForNews?.(options.pollIntervalMs) ?? sleep(options.scheduler, options.pollIntervalMs));
+      const waitMs = lookDelayMs(options.scheduler.nowMs() - watchedSinceMs, options.pollIntervalMs);
+      await (probe.waitForNews?.(waitMs) ?? sleep(options.scheduler, waitMs));
       try {
         const info = await probe.info(lastPollAtMs + 1);
         lastPollAtMs = options.scheduler.nowMs();

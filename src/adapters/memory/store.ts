@@ -75,8 +75,9 @@ export interface MemoryStoreOptions {
   /**
    * Model CouchDB's unannounced db compaction ends (unannounced-ends.ts): a
    * db compaction's handle settles at the first info read of its db after
-   * the swap (or the watcher's own read 1.5 intervals on), and the daemon
-   * looks at running db compactions every this many ms, as it does on
+   * the swap (or the watcher's own read 1.5 waits on), and the daemon
+   * looks at running db compactions every this many ms while they are
+   * young (longer waits as they run on: look-delay.ts), as it does on
    * CouchDB with `[couchdb] job_poll_interval_ms`. For simulations that price
    * a tuning as CouchDB will. Default: ends reported at once.
    */

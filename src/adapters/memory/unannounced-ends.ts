@@ -8,15 +8,19 @@
  * With `jobLookIntervalMs`, the memory store models that, so that a
  * simulation prices a tuning as CouchDB will: a db compaction's handle
  * settles at the first `dbInfo`/`dbInfos` read of its db after the swap, or
- * at the watcher's own read (counted in `ownReads`) one and a half intervals
- * after the swap (while the store is switched off that read fails, and the
- * watcher tries again as long after). The CouchDB adapter's own read comes one and a half
- * intervals after the last read of the db, so it can come sooner; with the
- * daemon looking every interval, neither fires. A job the caller cancels
+ * at the watcher's own read (counted in `ownReads`) one and a half waits
+ * after the swap. The wait is the interval while the job is young and grows
+ * with its running time, as the CouchDB adapter's does
+ * (core/compaction/look-delay.ts). While the store is switched off that read
+ * fails, and the watcher tries again as long after. The CouchDB adapter's
+ * own read comes one and a half waits after the last read of the db, so it
+ * can come sooner; with the daemon looking at its jobs by the same rule,
+ * neither fires. A job the caller cancels
  * ends at once: the caller knows.
  */
 import type { JobHandle, JobOutcome } from "../../ports/store.js";
 import type { Scheduler } from "../../ports/shell.js";
+import { lookDelayMs } from "../../core/compaction/look-delay.js";
 
 /** As the CouchDB adapter's watcher (`OWN_LOOK_AFTER_INTERVALS` there). */
 const OWN_READ_AFTER_INTERVALS = 1.5;
@@ -44,10 +48,11 @@ export class UnannouncedEnds {
 
   /** `handle`, with its end seen as a CouchDB client sees it. */
   watch(db: string, handle: JobHandle): JobHandle {
+    const watchedSinceMs = this.scheduler.nowMs();
     let cancelled = false;
     const cancel = handle.cancel?.bind(handle);
     return {
-      done: handle.done.then((outcome) => (cancelled ? outcome : this.seen(db, outcome))),
+      done: handle.done.then((outcome) => (cancelled ? outcome : this.seen(db, outcome, this.scheduler.nowMs() - watchedSinceMs))),
       ...(handle.suspend === undefined ? {} : { suspend: handle.suspend.bind(handle) }),
       ...(handle.resume === undefined ? {} : { resume: handle.resume.bind(handle) }),
       ...(cancel === undefined
@@ -61,9 +66,10 @@ export class UnannouncedEnds {
     };
   }
 
-  private seen(db: string, outcome: JobOutcome): Promise<JobOutcome> {
+  /** `ranForMs`: how long the job ran until its swap (the watcher's wait then). */
+  private seen(db: string, outcome: JobOutcome, ranForMs: number): Promise<JobOutcome> {
     return new Promise((resolve) => {
-      const waitMs = OWN_READ_AFTER_INTERVALS * this.intervalMs;
+      const waitMs = OWN_READ_AFTER_INTERVALS * lookDelayMs(ranForMs, this.intervalMs);
       let cancelTimer = (): void => undefined;
       const wake = (): void => {
         cancelTimer();

@@ -2,7 +2,9 @@
  * Looks at running db compactions, for stores that see a compaction end
  * only in the db's info (CouchDB: no event says so). With
  * `jobLookIntervalMs` > 0 the core makes that read itself, once an
- * interval, for all running db jobs at once. The look goes out in one
+ * interval while a job is young and less often as it runs on (a quarter of
+ * its running time, at most a minute: look-delay.ts), for all running db
+ * jobs at once. The look goes out in one
  * `_dbs_info` request with their channels' next items (and, through
  * rideAlong, with the dbs waiting to be checked), and the store's watcher
  * sees the ends in its answer.
@@ -22,12 +24,16 @@
  * precheck after it).
  */
 import { channelHasRoom } from "./channel.js";
+import { lookDelayMs } from "./look-delay.js";
 import { objectKey } from "./object.js";
 import { queueOut } from "./queue.js";
 import { emit, takeId, update, type Draft, type Job, type RecentRead, type SmooshState } from "./state.js";
 import type { InfoAnswer, ObjectInfo } from "./types.js";
 
 const looksOn = (state: SmooshState): boolean => state.config.jobLookIntervalMs > 0;
+
+/** The wait before a running job's next look: it grows with how long the job has run (look-delay.ts). */
+const nextLookDelayMs = (d: Draft, job: Job): number => lookDelayMs(d.nowMs - (job.activeSinceMs ?? d.nowMs), d.state.config.jobLookIntervalMs);
 
 /** When a running db job is first looked at: one interval after it began (undefined: never). */
 export const firstLookAtMs = (d: Draft, job: Job): number | undefined =>
@@ -38,7 +44,8 @@ const isLooked = (job: Job): boolean => job.phase === "active" && job.nextLookAt
 /**
  * When one running db job's look is due, read every running db job, each
  * with its channel's next item: the reads go out in one `_dbs_info` request,
- * and each job's next look is an interval from now. Jobs that began at
+ * and each job's next look is its wait from now (an interval while it is
+ * young, longer as it runs on: look-delay.ts). Jobs that began at
  * different times (several channels, `concurrency` > 1) are then looked at
  * together, one request per interval in all rather than one per job: at
  * `concurrency = 2` on bench:churn's CouchDB row, looks made apart cost 2.20
@@ -50,7 +57,7 @@ export const lookAtRunningJobs = (d: Draft): void => {
   const looked = [...d.state.jobs.values()].filter(isLooked);
   if (!looked.some((job) => job.nextLookAtMs! <= d.nowMs)) return;
   const jobs = new Map(d.state.jobs);
-  for (const job of looked) jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + d.state.config.jobLookIntervalMs });
+  for (const job of looked) jobs.set(job.jobId, { ...job, nextLookAtMs: d.nowMs + nextLookDelayMs(d, job) });
   update(d, { jobs });
   const lookedPerChannel = new Map<string, number>();
   for (const job of looked) {

@@ -146,7 +146,7 @@ const leaveRunningGeo = (d: Draft, job: Job): void => {
 
 export const onJobStarted = (d: Draft, job: Job): void => {
   if (job.phase !== "starting") return;
-  putJob(d, { ...job, phase: "active", nextLookAtMs: firstLookAtMs(d, job) });
+  putJob(d, { ...job, phase: "active", activeSinceMs: d.nowMs, nextLookAtMs: firstLookAtMs(d, job) });
   bump(d, job.adopted ? "adopted" : "started");
   log(d, "info", job.adopted ? "smoosh: adopted running compaction" : "smoosh: started", {
     ...jobFields(job),

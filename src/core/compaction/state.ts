@@ -40,6 +40,8 @@ export interface Job {
   readonly suspended: boolean;
   /** When the core next reads a running db job's info for the store (`jobLookIntervalMs`; see job-looks.ts). */
   readonly nextLookAtMs?: number | undefined;
+  /** When it became active (started or adopted): the waits between its looks grow with its running time (look-delay.ts). */
+  readonly activeSinceMs?: number | undefined;
 }
 
 /** A db read that may stand in for its start's precheck while fresh (job-looks.ts). */

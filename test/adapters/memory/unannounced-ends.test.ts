@@ -11,13 +11,14 @@ import { VirtualScheduler } from "../../../src/runtime/scheduler.js";
 import { createCompactionDaemon } from "../../../src/runtime/compaction/daemon.js";
 import { defaultSmooshConfig } from "../../../src/core/compaction/index.js";
 import { silentLogger } from "../../../src/adapters/logging/index.js";
+import { lookDelayMs } from "../../../src/core/compaction/look-delay.js";
 
 const LOOK_MS = 1_000;
 
 /** A store whose compaction ends are seen by reads (`LOOK_MS`), or reported at once ("events"). */
-function world(ends: "looks" | "events" = "looks"): { scheduler: VirtualScheduler; store: MemoryStore } {
+function world(ends: "looks" | "events" = "looks", lookMs = LOOK_MS): { scheduler: VirtualScheduler; store: MemoryStore } {
   const scheduler = new VirtualScheduler({ startMs: 1_000_000 });
-  return { scheduler, store: createMemoryStore({ scheduler, autoIndexDelayMs: false, jobLookIntervalMs: ends === "looks" ? LOOK_MS : undefined }) };
+  return { scheduler, store: createMemoryStore({ scheduler, autoIndexDelayMs: false, jobLookIntervalMs: ends === "looks" ? lookMs : undefined }) };
 }
 
 /** A db with garbage: `docs` docs written three times (2,000: past ratio_dbs' 1 MiB `min_size`). */
@@ -86,6 +87,23 @@ describe("memory store: compaction ends unannounced (jobLookIntervalMs)", () => 
     expect(store.jobWatcherOwnReads()).toBe(1);
   });
 
+  it("after a compaction that ran many intervals, the watcher's own read waits 1.5 times the grown wait (look-delay.ts)", async () => {
+    const lookMs = 10;
+    const { scheduler, store } = world("looks", lookMs);
+    wasteful(store, "a", 2_000);
+    const startedMs = scheduler.nowMs();
+    const job = await swapped(scheduler, store, "a");
+    const ranForMs = scheduler.nowMs() - startedMs;
+    const waitMs = 1.5 * lookDelayMs(ranForMs, lookMs);
+    // The compaction ran long enough for the wait to have grown past the interval.
+    expect(waitMs).toBeGreaterThan(1.5 * lookMs);
+    await scheduler.advanceByAsync(waitMs - 1);
+    expect(job.settled()).toBe(false);
+    await scheduler.advanceByAsync(1);
+    expect(await job.done).toMatchObject({ ok: true });
+    expect(store.jobWatcherOwnReads()).toBe(1);
+  });
+
   it("while the store is switched off, the watcher's own read fails and is tried again 1.5 intervals on", async () => {
     const { scheduler, store } = world();
     wasteful(store, "a");
@@ -148,6 +166,37 @@ describe("memory store: compaction ends unannounced (jobLookIntervalMs)", () => 
       }),
       { numRuns: 100, seed: 29_001 },
     );
+  });
+
+  it("the compaction daemon looks at a compaction of many intervals less and less often, and the watcher still never reads by itself", async () => {
+    const lookMs = 10;
+    const { scheduler, store } = world("looks", lookMs);
+    wasteful(store, "a", 2_000);
+    const info = (await store.dbInfo("a"))!;
+    const durationMs = compactionDurationMs(dbCompactionCost(store.model), info.activeBytes, info.docCount + info.docDelCount);
+    let reads = 0;
+    // Every info read the daemon makes (its looks are `dbInfos` of the running db with its channel's next).
+    const counting = new Proxy(store, {
+      get: (target, name, receiver) => {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if ((name !== "dbInfos" && name !== "dbInfo") || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          reads += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const daemon = createCompactionDaemon({ store: counting, scheduler, config: { ...defaultSmooshConfig, waitSecs: 0 }, logger: silentLogger, events: store.createEventSource() });
+    await daemon.start();
+    store.writeDocs("a", [{ _id: "poke" }]);
+    await scheduler.advanceByAsync(10 * durationMs);
+    await daemon.stop();
+    expect(daemon.metrics().started).toBe(1);
+    expect(store.jobWatcherOwnReads()).toBe(0);
+    expect((await store.dbInfo("a"))?.compactionRunning).toBe(false);
+    // Looks every interval made 24 reads in all here (its checks included); the grown waits make 13.
+    expect(durationMs / lookMs).toBeGreaterThan(20);
+    expect(reads).toBeLessThan(((2 / 3) * durationMs) / lookMs);
   });
 
   it("the compaction daemon on such a store looks at its jobs, so the watcher never reads by itself", async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { objectKey, type CompactionObject, type FetchPurpose, type ObjectInfo, type SmooshConfig, type SmooshEffect, type SmooshEvent } from "../../../src/core/compaction/index.js";
+import { lookDelayMs } from "../../../src/core/compaction/look-delay.js";
 import { configFrom, Sim } from "./harness.js";
 
 const LOOK_MS = 1_000;
@@ -68,13 +69,18 @@ class LookingSim extends Sim {
   readonly reads = new Map<string, Read[]>();
   /** Job id -> when it was last looked at (or became active). */
   readonly lastLook = new Map<number, number>();
+  /** Job id -> when it became active. */
+  readonly activeSince = new Map<number, number>();
   readonly startsChecked: { key: string; how: "precheck" | "check" | "ahead" | "recent" }[] = [];
 
   override send(event: SmooshEvent): void {
     this.steps += 1;
     if (event.type === "suspend" || event.type === "resume") this.pauses += 1;
     this.noteAnswers(event);
-    if (event.type === "job-started") this.lastLook.set(event.jobId, this.nowMs);
+    if (event.type === "job-started") {
+      this.lastLook.set(event.jobId, this.nowMs);
+      this.activeSince.set(event.jobId, this.nowMs);
+    }
     if (event.type === "job-finished" || event.type === "job-failed") this.lastLook.delete(event.jobId);
     const seen = this.effects.length;
     super.send(event);
@@ -162,13 +168,15 @@ const run = (sim: LookingSim, actions: readonly Action[]): void => {
     else if (a.t === "advance") sim.advance(a.ms);
     else if (a.t === "deleted") sim.send({ type: "db-deleted", db: pick(DBS, a.db) });
     else sim.send({ type: a.t });
-    // Every running db job was looked at within the interval (ticks up to now delivered).
+    // Every running db job was looked at within its wait (an interval while young, longer as it
+    // runs on: look-delay.ts), counted from its last look (ticks up to now delivered).
     if (sim.config.jobLookIntervalMs === 0) continue;
     for (const job of sim.state.jobs.values()) {
       if (job.phase !== "active") continue;
       const atMs = sim.lastLook.get(job.jobId);
       expect(atMs, `job ${job.jobId} became active unseen`).toBeDefined();
-      expect(sim.nowMs - atMs!, `job ${job.jobId} not looked at since ${atMs}`).toBeLessThan(LOOK_MS);
+      const waitMs = lookDelayMs(atMs! - sim.activeSince.get(job.jobId)!, LOOK_MS);
+      expect(sim.nowMs - atMs!, `job ${job.jobId} not looked at since ${atMs}`).toBeLessThan(waitMs);
     }
   }
 };
@@ -176,7 +184,7 @@ const run = (sim: LookingSim, actions: readonly Action[]): void => {
 const PARAMS = { numRuns: 400, seed: 80_823 };
 
 describe("looks at running db jobs (jobLookIntervalMs)", () => {
-  it("look at every running db job each interval, and start only on a precheck, a check of this step, or a read at most an interval old and not asked across a suspend or resume", () => {
+  it("look at every running db job within its wait (an interval while young), and start only on a precheck, a check of this step, or a read at most an interval old and not asked across a suspend or resume", () => {
     let aheadStarts = 0;
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 }), infosArb, fc.array(actionArb, { minLength: 30, maxLength: 150 }), (concurrency, infoOf, actions) => {
@@ -282,6 +290,27 @@ const aAndBRunCAndDWait = (): { sim: LookingSim; first: StartJob; second: StartJ
   expect([first?.object.db, second?.object.db]).toEqual(["a", "b"]);
   return { sim, first: first!, second: second! };
 };
+
+describe("a long compaction", () => {
+  it("is looked at less and less often, as look-delay.ts says: 79 looks in an hour instead of 3,600, and never two within an interval", () => {
+    const { sim, jobOfA } = aRunsBWaits();
+    const startedAtMs = sim.activeSince.get(jobOfA)!;
+    const looksAtMs: number[] = [];
+    const send = sim.send.bind(sim);
+    sim.send = (event) => {
+      const seen = sim.effects.length;
+      send(event);
+      if (sim.effects.slice(seen).some((e) => e.type === "fetch-info" && e.purpose === "watch" && e.requestId === jobOfA)) looksAtMs.push(sim.nowMs - startedAtMs);
+    };
+    while (sim.nowMs - startedAtMs < 3_600_000) {
+      sim.answerAll();
+      sim.advance(sim.tickAtMs! - sim.nowMs);
+    }
+    expect(looksAtMs.length).toBe(79);
+    // Each look waits what the rule gives for the job's running time at the look before.
+    looksAtMs.forEach((atMs, i) => expect(atMs - (looksAtMs[i - 1] ?? 0)).toBe(lookDelayMs(looksAtMs[i - 1] ?? 0, LOOK_MS)));
+  });
+});
 
 describe("jobs that began at different times", () => {
   it("are looked at together, in one step", () => {
