@@ -123,7 +123,7 @@ class Churn {
   private readonly revs = new Map<string, Map<string, string>>();
   dbUpdates = 0;
   /** Updates per db in the churn (the fill is not one). */
-  readonly updatesByDb = new Map<string, number>();
+  private readonly updatesByDb = new Map<string, number>();
   constructor(
     private readonly target: ChurnTarget,
     readonly dbs: readonly string[],

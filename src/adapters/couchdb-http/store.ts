@@ -79,10 +79,11 @@ const perDbConcurrency = 8;
 export const unreconciledDbs: ReadonlySet<string> = new Set(["_global_changes"]);
 
 /**
- * The daemon reads a running db compaction every interval (`jobLookIntervalMs`):
- * its watcher waits half an interval more before asking by itself, so that read comes first.
+ * The daemon reads a running db compaction after each wait (`jobLookIntervalMs`
+ * while it is young, longer as it runs on: core/compaction/look-delay.ts): its
+ * watcher waits half a wait more before asking by itself, so that read comes first.
  */
-const OWN_LOOK_AFTER_INTERVALS = 1.5;
+const OWN_LOOK_AFTER_WAITS = 1.5;
 
 export class CouchStore implements Store, DbListing {
   readonly capabilities: ServerCapabilities = { vendor: "unknown", dbsInfo: true, allDbsPaging: true };
@@ -407,7 +408,7 @@ export class CouchStore implements Store, DbListing {
       tasks: () => this.activeTasks(),
       waitForNews:
         object.kind === "db" && shardRef === undefined
-          ? (maxWaitMs) => this.recentInfos.nextOf(object.db, Math.round(maxWaitMs * OWN_LOOK_AFTER_INTERVALS), this.o.scheduler)
+          ? (maxWaitMs) => this.recentInfos.nextOf(object.db, Math.round(maxWaitMs * OWN_LOOK_AFTER_WAITS), this.o.scheduler)
           : undefined,
       matchesTask: (task) => {
         const type = object.kind === "view" ? "view_compaction" : "database_compaction";

@@ -22,8 +22,8 @@ import type { JobHandle, JobOutcome } from "../../ports/store.js";
 import type { Scheduler } from "../../ports/shell.js";
 import { lookDelayMs } from "../../core/compaction/look-delay.js";
 
-/** As the CouchDB adapter's watcher (`OWN_LOOK_AFTER_INTERVALS` there). */
-const OWN_READ_AFTER_INTERVALS = 1.5;
+/** As the CouchDB adapter's watcher (`OWN_LOOK_AFTER_WAITS` there). */
+const OWN_READ_AFTER_WAITS = 1.5;
 
 export class UnannouncedEnds {
   /** Db -> who waits for its next info read (ended jobs not seen yet). */
@@ -69,7 +69,7 @@ export class UnannouncedEnds {
   /** `ranForMs`: how long the job ran until its swap (the watcher's wait then). */
   private seen(db: string, outcome: JobOutcome, ranForMs: number): Promise<JobOutcome> {
     return new Promise((resolve) => {
-      const waitMs = OWN_READ_AFTER_INTERVALS * lookDelayMs(ranForMs, this.intervalMs);
+      const waitMs = OWN_READ_AFTER_WAITS * lookDelayMs(ranForMs, this.intervalMs);
       let cancelTimer = (): void => undefined;
       const wake = (): void => {
         cancelTimer();

@@ -35,9 +35,9 @@ const looksOn = (state: SmooshState): boolean => state.config.jobLookIntervalMs 
 /** The wait before a running job's next look: it grows with how long the job has run (look-delay.ts). */
 const nextLookDelayMs = (d: Draft, job: Job): number => lookDelayMs(d.nowMs - (job.activeSinceMs ?? d.nowMs), d.state.config.jobLookIntervalMs);
 
-/** When a running db job is first looked at: one interval after it began (undefined: never). */
+/** When a running db job is first looked at: one wait after it began, which is one interval (undefined: never). */
 export const firstLookAtMs = (d: Draft, job: Job): number | undefined =>
-  looksOn(d.state) && job.object.kind === "db" ? d.nowMs + d.state.config.jobLookIntervalMs : undefined;
+  looksOn(d.state) && job.object.kind === "db" ? d.nowMs + nextLookDelayMs(d, job) : undefined;
 
 const isLooked = (job: Job): boolean => job.phase === "active" && job.nextLookAtMs !== undefined;
 
